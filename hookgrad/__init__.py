@@ -1,0 +1,85 @@
+"""hookgrad: reverse-mode autograd on NumPy with PyTorch's API and a complete hook system.
+
+Use it as a drop-in for PyTorch's tensor and autograd API::
+
+    import hookgrad as torch
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    x.register_hook(lambda g: print("x grad:", g))
+    y.backward()
+"""
+
+from hookgrad import autograd, utils
+from hookgrad.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from hookgrad.tensor.creation import (
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    is_tensor,
+    linspace,
+    ones,
+    ones_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from hookgrad.tensor.device import device
+from hookgrad.tensor.dtypes import (
+    complex64,
+    complex128,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int32,
+    int64,
+    promote_types,
+    result_type,
+    set_default_dtype,
+)
+from hookgrad.tensor.dtypes import bool_ as bool  # noqa: A001 (torch's name)
+from hookgrad.tensor.functions.arithmetic import *  # noqa: F403
+from hookgrad.tensor.functions.conversion import clone, conj
+from hookgrad.tensor.functions.indexing import masked_fill
+from hookgrad.tensor.functions.reduction import mean, sum  # noqa: A004
+from hookgrad.tensor.functions.shape import expand, reshape
+from hookgrad.tensor.functions.unary import exp, log, reciprocal
+from hookgrad.tensor.random import (
+    Generator,
+    initial_seed,
+    manual_seed,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+)
+from hookgrad.tensor.size import Size
+from hookgrad.tensor.tensor import Tensor
+
+half = float16
+float = float32  # noqa: A001
+double = float64
+long = int64
+int = int32  # noqa: A001
+cfloat = complex64
+cdouble = complex128
+
+__version__ = "0.1.0"

@@ -1,0 +1,183 @@
+"""Thread-local grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``,
+``inference_mode``.
+
+Each mode is a small class usable as a context manager and as a decorator. The state
+lives in a ``threading.local``, so one thread's ``no_grad`` never affects another's.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from typing import Any, Callable, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _State(threading.local):
+    grad_enabled: bool = True
+    inference: bool = False
+
+
+_state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True when operations record the graph for autograd (the default)."""
+    return _state.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()``."""
+    return _state.inference
+
+
+def _set_grad_enabled(mode: bool) -> None:
+    _state.grad_enabled = bool(mode)
+
+
+class _GradModeBase:
+    """A context manager that is also a decorator (each call enters a fresh copy)."""
+
+    def __call__(self, fn: F) -> F:
+        if inspect.isclass(fn):
+            raise TypeError(f"{type(self).__name__} cannot decorate a class")
+        if inspect.isgeneratorfunction(fn):
+            return self._wrap_generator(fn)  # type: ignore[return-value]
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    def _wrap_generator(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        # NOTE: the mode must hold only while the generator's own code runs, not
+        # while the caller runs between two ``next()`` calls.
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            gen = fn(*args, **kwargs)
+            try:
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as exc:
+                        with self.clone():
+                            response = gen.throw(exc)
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            except StopIteration as stop:
+                return stop.value
+
+        return wrapper
+
+    def clone(self) -> _GradModeBase:
+        return type(self)()
+
+    def __enter__(self) -> None:
+        raise NotImplementedError
+
+    def __exit__(self, *exc_info: object) -> None:
+        raise NotImplementedError
+
+
+class no_grad(_GradModeBase):
+    """Disable graph recording: results of operations do not require grad.
+
+    Example::
+
+        with hookgrad.no_grad():
+            y = x * 2          # y.requires_grad is False
+    """
+
+    def __init__(self) -> None:
+        self._prev = True
+
+    def __enter__(self) -> None:
+        self._prev = _state.grad_enabled
+        _state.grad_enabled = False
+
+    def __exit__(self, *exc_info: object) -> None:
+        _state.grad_enabled = self._prev
+
+
+class enable_grad(_GradModeBase):
+    """Enable graph recording, e.g. inside a ``no_grad`` block."""
+
+    def __init__(self) -> None:
+        self._prev = True
+
+    def __enter__(self) -> None:
+        self._prev = _state.grad_enabled
+        _state.grad_enabled = True
+
+    def __exit__(self, *exc_info: object) -> None:
+        _state.grad_enabled = self._prev
+
+
+class set_grad_enabled(_GradModeBase):
+    """Set grad mode to ``mode``. It takes effect at once; as a context manager it
+    restores the previous mode on exit.
+
+    Example::
+
+        with hookgrad.set_grad_enabled(is_train):
+            y = model(x)
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = _state.grad_enabled
+        self.mode = bool(mode)
+        _state.grad_enabled = self.mode
+
+    def __call__(self, fn: F) -> F:
+        # As a decorator the constructor's immediate effect is undone.
+        _state.grad_enabled = self._prev
+        return super().__call__(fn)
+
+    def clone(self) -> set_grad_enabled:
+        return set_grad_enabled(self.mode)
+
+    def __enter__(self) -> None:
+        _state.grad_enabled = self.mode
+
+    def __exit__(self, *exc_info: object) -> None:
+        _state.grad_enabled = self._prev
+
+
+class inference_mode(_GradModeBase):
+    """Like ``no_grad``, and tensors created inside are *inference tensors*: they can
+    never be recorded by autograd later.
+
+    Example::
+
+        with hookgrad.inference_mode():
+            y = model(x)      # y.is_inference() is True
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+        self._prev = (True, False)
+
+    def clone(self) -> inference_mode:
+        return inference_mode(self.mode)
+
+    def __enter__(self) -> None:
+        self._prev = (_state.grad_enabled, _state.inference)
+        if self.mode:
+            _state.grad_enabled = False
+            _state.inference = True
+        else:
+            _state.inference = False
+
+    def __exit__(self, *exc_info: object) -> None:
+        _state.grad_enabled, _state.inference = self._prev

@@ -1,0 +1,83 @@
+"""Hook registries: ordered dicts of hooks and the handles that remove them.
+
+Every ``register_*`` call in hookgrad stores its hook in an ordered dict keyed by a
+unique id and returns a :class:`RemovableHandle`. The handle keeps only a weak
+reference to the dict, so a handle never keeps a tensor, node or module alive.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections import OrderedDict
+from typing import Any, Callable, Iterable
+
+_next_id = itertools.count()
+
+
+class RemovableHandle:
+    """A handle that removes one hook from the dict(s) it was registered in.
+
+    ``remove()`` is idempotent, and the handle is a context manager that removes the
+    hook on exit::
+
+        with tensor.register_hook(print):
+            loss.backward()      # the hook fires here, and is gone afterwards
+    """
+
+    __slots__ = ("id", "_dict_refs", "__weakref__")
+
+    def __init__(self, hooks_dict: Any, *extra_dicts: Any) -> None:
+        self.id = next(_next_id)
+        self._dict_refs = tuple(weakref.ref(d) for d in (hooks_dict, *extra_dicts))
+
+    def remove(self) -> None:
+        """Remove the hook; calling it again, or after its owner died, does nothing."""
+        for ref in self._dict_refs:
+            hooks = ref()
+            if hooks is not None:
+                hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.remove()
+
+    def __repr__(self) -> str:
+        return f"<RemovableHandle id={self.id}>"
+
+
+class HookDict(OrderedDict):
+    """An ordered ``{handle id: hook}`` dict that weak references can point to."""
+
+
+def add_hook(hooks: HookDict, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+    """Store ``hook`` in ``hooks`` (first if ``prepend``) and return its handle."""
+    if not callable(hook):
+        raise TypeError(f"hook must be callable, got {type(hook).__name__}")
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+class MultiHandle(RemovableHandle):
+    """One handle that removes several hooks at once (see ``register_multi_grad_hook``)."""
+
+    __slots__ = ("_handles",)
+
+    def __init__(self, handles: Iterable[RemovableHandle]) -> None:
+        self.id = next(_next_id)
+        self._dict_refs = ()
+        self._handles = tuple(handles)
+
+    def remove(self) -> None:
+        for handle in self._handles:
+            handle.remove()
+
+
+def hook_name(hook: Callable[..., Any]) -> str:
+    """The name torch uses for a hook in error messages."""
+    return getattr(hook, "__name__", type(hook).__name__)

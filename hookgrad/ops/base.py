@@ -1,0 +1,73 @@
+"""``Op``: the base class of every differentiable operation."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from hookgrad.graph.node import Node
+from hookgrad.graph.saved import SavedTensor
+
+
+class Op(Node):
+    """An operation: ``forward`` on arrays, ``backward`` on gradient tensors.
+
+    Class attributes a subclass sets:
+        input_names: the names of the forward's inputs, in order (torch's names:
+            ``self``, ``other``, ``mat2`` ...).
+        saves: which inputs (by name) or ``"result"`` the backward needs; the tensor
+            layer saves them as ``SavedTensor`` and ``unpack()`` returns them in order.
+        node_name: the name torch gives the node; default ``<ClassName>Backward0``.
+
+    Non-tensor parameters (dims, exponents, shapes) are plain attributes set in
+    ``__init__``; ``grad_fn._saved_<name>`` reads them like saved tensors.
+    """
+
+    input_names: tuple[str, ...] = ("self", "other")
+    saves: tuple[str, ...] = ()
+    node_name = ""
+    needs_input_grad: tuple[bool, ...] = ()
+    _saved: Optional[dict[str, SavedTensor]] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "node_name" not in cls.__dict__:
+            cls.node_name = f"{cls.__name__}Backward0"
+
+    def name(self) -> str:
+        return self.node_name
+
+    def forward(self, *arrays: Any) -> Any:
+        raise NotImplementedError
+
+    def backward(self, *grad_outputs: Any) -> Any:
+        raise NotImplementedError
+
+    def unpack(self) -> tuple[Any, ...]:
+        """The saved values, in the order of ``saves``."""
+        saved = self._saved
+        return tuple(saved[name].unpack(self) for name in self.saves)  # type: ignore[index]
+
+    def _apply(self, grad_outputs: list[Any]) -> Any:
+        if self._num_outputs == 1:
+            return self.backward(grad_outputs[0])
+        return self.backward(*grad_outputs)
+
+    def _release_variables(self) -> None:
+        if self._saved:
+            for saved in self._saved.values():
+                saved.release()
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for missing attributes: ``_saved_<x>`` / ``_raw_saved_<x>``.
+        if name.startswith("_raw_saved_"):
+            saved = self.__dict__.get("_saved") or {}
+            if name[11:] in saved:
+                return saved[name[11:]]
+        elif name.startswith("_saved_"):
+            key = name[7:]
+            saved = self.__dict__.get("_saved") or {}
+            if key in saved:
+                return saved[key].unpack(self)
+            if key in self.__dict__:
+                return self.__dict__[key]
+        raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")

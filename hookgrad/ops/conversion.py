@@ -1,0 +1,50 @@
+"""Conversion ops: clone, dtype casts, complex conjugate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad.ops.base import Op
+
+
+class Clone(Op):
+    """A copy with its own memory; the gradient passes through unchanged."""
+
+    input_names = ("self",)
+
+    def forward(self, a: Any) -> Any:
+        return a.copy()
+
+    def backward(self, grad: Any) -> Any:
+        return grad
+
+
+class ToCopy(Op):
+    """A cast to another dtype; the gradient is cast back by the engine."""
+
+    input_names = ("self",)
+
+    def __init__(self, np_dtype: np.dtype) -> None:
+        self.np_dtype = np_dtype
+
+    def forward(self, a: Any) -> Any:
+        if np.iscomplexobj(a) and self.np_dtype.kind != "c":
+            return a.real.astype(self.np_dtype)
+        return a.astype(self.np_dtype)
+
+    def backward(self, grad: Any) -> Any:
+        return grad
+
+
+class Conj(Op):
+    """The complex conjugate; its gradient is the conjugate of the incoming one."""
+
+    input_names = ("self",)
+
+    def forward(self, a: Any) -> Any:
+        return np.conjugate(a)
+
+    def backward(self, grad: Any) -> Any:
+        return grad.conj()

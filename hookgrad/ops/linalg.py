@@ -1,0 +1,1 @@
+"""Linear algebra: mm, matmul, bmm, dot, einsum."""

@@ -1,0 +1,112 @@
+"""Running an op on tensors: unwrap arrays, run the forward, record the node.
+
+This is the only place where a node gets its edges, its input metadata and its saved
+tensors, so every op records itself the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from hookgrad import grad_mode
+from hookgrad.graph.node import next_sequence_nr
+from hookgrad.graph.saved import SavedTensor
+from hookgrad.tensor import tensor as _tensor_module
+
+_state = grad_mode._state
+
+
+def apply(op: Any, *inputs: Any) -> Any:
+    """Run ``op`` on ``inputs`` (tensors or Python scalars); record it if needed.
+
+    Returns one tensor, or a tuple when the op's forward returns a tuple.
+    """
+    Tensor = _tensor_module.Tensor
+    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    return apply_arrays(op, inputs, arrays)
+
+
+def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
+    """Like ``apply`` with the forward's arrays given (already cast by promotion)."""
+    Tensor = _tensor_module.Tensor
+    result = op.forward(*arrays)
+    if type(result) is tuple:
+        outputs = tuple(_wrap(Tensor, array) for array in result)
+    else:
+        outputs = _wrap(Tensor, result)
+    if _state.grad_enabled:
+        for x in inputs:
+            if isinstance(x, Tensor) and (x._requires_grad or x.grad_fn is not None):
+                _record(Tensor, op, inputs, outputs)
+                break
+    elif _state.inference:
+        _mark_inference(outputs)
+    return outputs
+
+
+def wrap_constant(array: Any) -> Any:
+    """Wrap the result of a non-differentiable computation."""
+    Tensor = _tensor_module.Tensor
+    out = _wrap(Tensor, array)
+    if _state.inference:
+        out._is_inference = True
+    return out
+
+
+def _mark_inference(outputs: Any) -> None:
+    for output in outputs if type(outputs) is tuple else (outputs,):
+        output._is_inference = True
+
+
+def _wrap(Tensor: Any, array: Any) -> Any:
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
+    return Tensor._make(array)
+
+
+def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
+    edges = []
+    meta = []
+    needs = []
+    for x in inputs:
+        if isinstance(x, Tensor) and x.requires_grad:
+            edges.append(x._gradient_edge())
+            meta.append((x._data.shape, x.dtype))
+            needs.append(True)
+        else:
+            edges.append((None, 0))
+            meta.append(None)
+            needs.append(False)
+    op._sequence_nr = next_sequence_nr()
+    op.next_functions = tuple(edges)
+    op._input_meta = tuple(meta)
+    op.needs_input_grad = tuple(needs)
+    multi = type(outputs) is tuple
+    outs = outputs if multi else (outputs,)
+    op._num_outputs = len(outs)
+    for output_nr, output in enumerate(outs):
+        if output.dtype.is_floating_point or output.dtype.is_complex:
+            output.grad_fn = op
+            output._output_nr = output_nr
+    if op.saves:
+        op._saved = _save(Tensor, op, inputs, outs)
+
+
+def _save(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...]) -> dict:
+    """One ``SavedTensor`` per name in ``op.saves``: an input's name or ``result``."""
+    saved = {}
+    names = op.input_names
+    for name in op.saves:
+        if name == "result":
+            saved[name] = SavedTensor(outputs[0]._alias(), output_nr=0)
+            continue
+        value = inputs[names.index(name)]
+        if isinstance(value, Tensor) and value._is_inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. To work around you can "
+                "make a clone to get a normal tensor and use it in autograd."
+            )
+        saved[name] = SavedTensor(value)
+    return saved

@@ -1,0 +1,9 @@
+"""Linear algebra functions (matmul, mm, bmm, einsum ...) and their Tensor methods."""
+
+from __future__ import annotations
+
+
+class LinalgMethods:
+    """Linear algebra methods of ``Tensor``."""
+
+    __slots__ = ()

@@ -1,0 +1,57 @@
+"""Turning op operands into arrays of one dtype, by torch's promotion rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad.tensor import dtypes
+from hookgrad.tensor import tensor as _tensor_module
+
+_SCALARS = (int, float, complex, bool, np.generic)
+
+
+def is_scalar(value: Any) -> bool:
+    """Python numbers (and NumPy scalars) are weak operands in promotion."""
+    return isinstance(value, _SCALARS)
+
+
+def check_operand(value: Any, name: str = "other") -> None:
+    if not isinstance(value, _tensor_module.Tensor) and not is_scalar(value):
+        raise TypeError(
+            f"unsupported operand type for {name}: '{type(value).__name__}' (expected "
+            "Tensor or Number)"
+        )
+
+
+def cast_operand(value: Any, np_dtype: np.dtype) -> Any:
+    """``value`` (tensor or scalar) as an array or NumPy scalar of ``np_dtype``."""
+    if isinstance(value, _tensor_module.Tensor):
+        data = value._data
+        return data if data.dtype == np_dtype else data.astype(np_dtype)
+    return np_dtype.type(value)
+
+
+def binary_arrays(a: Any, b: Any) -> tuple[Any, Any]:
+    """The arrays an elementwise binary op computes on, both of the promoted dtype."""
+    Tensor = _tensor_module.Tensor
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        if a._data.dtype == b._data.dtype:
+            return a._data, b._data
+    elif isinstance(a, Tensor) and type(b) is float and a._data.dtype.kind in "fc":
+        return a._data, b  # NumPy keeps the array's float dtype for a Python float
+    check_operand(a, "input")
+    check_operand(b)
+    np_dtype = dtypes.result_type(a, b).np
+    return cast_operand(a, np_dtype), cast_operand(b, np_dtype)
+
+
+def float_arrays(a: Any, b: Any) -> tuple[Any, Any]:
+    """Like ``binary_arrays``, with integer results promoted to the default float."""
+    x, y = binary_arrays(a, b)
+    kind = getattr(x, "dtype", np.dtype(type(x))).kind
+    if kind in "fc":
+        return x, y
+    np_dtype = dtypes.get_default_dtype().np
+    return np.asarray(x, np_dtype), np.asarray(y, np_dtype)

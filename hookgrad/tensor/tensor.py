@@ -1,0 +1,434 @@
+"""``Tensor``: a NumPy array plus what autograd needs to know about it.
+
+The class stays thin: its operators and math methods come from the family mixins in
+``hookgrad.tensor.functions`` (one per family of ops), and the ops themselves live in
+``hookgrad.ops``. What is here: construction, metadata, the autograd attributes
+(``requires_grad``, ``grad``, ``grad_fn``, hooks) and conversions.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from hookgrad import grad_mode
+from hookgrad.graph.accumulate import AccumulateGrad
+from hookgrad.hooks import HookDict, RemovableHandle, add_hook
+from hookgrad.ops.util import wrap_dim
+from hookgrad.tensor import dtypes
+from hookgrad.tensor.functions import (
+    ArithmeticMethods,
+    ConversionMethods,
+    IndexingMethods,
+    LinalgMethods,
+    ReductionMethods,
+    ShapeMethods,
+    UnaryMethods,
+)
+from hookgrad.tensor.size import Size
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+    ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+    "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+    "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+    "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+    "informations."
+)
+
+
+def _check_can_require_grad(dtype: dtypes.dtype) -> None:
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(
+            "only Tensors of floating point and complex dtype can require gradients"
+        )
+
+
+class Tensor(
+    ArithmeticMethods,
+    UnaryMethods,
+    ReductionMethods,
+    ShapeMethods,
+    IndexingMethods,
+    LinalgMethods,
+    ConversionMethods,
+):
+    """A multi-dimensional array that can record the operations applied to it.
+
+    Create tensors with ``hookgrad.tensor(data)``, ``zeros``, ``randn`` etc.; the
+    constructor ``Tensor(data)`` is kept for compatibility.
+
+    Example::
+
+        x = hookgrad.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).sum().backward()
+        x.grad            # tensor([2., 4.])
+    """
+
+    # NOTE: class-level defaults keep ``_make`` (called once per op result) cheap: an
+    # instance stores only what differs from them.
+    _requires_grad = False
+    grad_fn = None
+    _output_nr = 0
+    _grad = None
+    _backward_hooks: Optional[HookDict] = None
+    _post_accumulate_grad_hooks: Optional[HookDict] = None
+    _retains_grad = False
+    _accumulator_ref = None
+    _is_inference = False
+    __array_priority__ = 1000  # ndarray <op> Tensor defers to Tensor's operators
+
+    def __init__(self, data: Any = (), *, dtype: Any = None, requires_grad: bool = False):
+        from hookgrad.tensor.creation import to_array
+
+        self._data = to_array(data, dtype)
+        if requires_grad:
+            self.requires_grad = True
+
+    @staticmethod
+    def _make(array: np.ndarray, requires_grad: bool = False) -> Tensor:
+        """Wrap ``array`` as a plain Tensor (no copy, no checks)."""
+        t = object.__new__(Tensor)
+        t._data = array
+        if requires_grad:
+            t._requires_grad = True
+        return t
+
+    # -- metadata -------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        """The size of each dimension, as a ``Size``."""
+        return Size(self._data.shape)
+
+    def size(self, dim: Optional[int] = None) -> Any:
+        """``Size`` of the tensor, or the length of dimension ``dim``."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self) -> Any:
+        from hookgrad.tensor.device import cpu
+
+        return cpu
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    def is_inference(self) -> bool:
+        """True for tensors created inside ``inference_mode``."""
+        return self._is_inference
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # -- autograd attributes --------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients are computed for this tensor."""
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to "
+                "use a computed variable in a subgraph that doesn't require "
+                "differentiation use var_no_grad = var.detach()."
+            )
+        if value:
+            _check_can_require_grad(self.dtype)
+            if self._is_inference and not grad_mode.is_inference_mode_enabled():
+                raise RuntimeError(
+                    "Setting requires_grad=True on inference tensor outside InferenceMode "
+                    "is not allowed."
+                )
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place and return ``self``."""
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors created by the user (not the result of a recorded op)."""
+        return self.grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def grad(self) -> Optional[Tensor]:
+        """The accumulated gradient (leaves, and tensors that ``retain_grad()``)."""
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Optional[Tensor]) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value.dtype != self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        """True for a non-leaf tensor whose ``.grad`` is kept (see ``retain_grad``)."""
+        return self._retains_grad
+
+    @property
+    def data(self) -> Tensor:
+        """The same data, detached from the graph."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+
+    def detach(self) -> Tensor:
+        """A tensor sharing this data that does not require grad."""
+        out = Tensor._make(self._data)
+        out._is_inference = self._is_inference
+        return out
+
+    def detach_(self) -> Tensor:
+        """Detach ``self`` from the graph in place."""
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def _alias(self) -> Tensor:
+        """A detached tensor sharing the data (used to save an op's own output)."""
+        return Tensor._make(self._data)
+
+    def _as_output_of(self, node: Any, output_nr: int) -> Tensor:
+        """A tensor sharing this data with ``node`` as its ``grad_fn``."""
+        out = Tensor._make(self._data)
+        out.grad_fn = node
+        out._output_nr = output_nr
+        return out
+
+    def _gradient_edge(self) -> tuple[Any, int]:
+        """Where gradients for this tensor go: its grad_fn, or its leaf accumulator."""
+        if self.grad_fn is not None:
+            return self.grad_fn, self._output_nr
+        return self._get_accumulator(), 0
+
+    def _get_accumulator(self) -> AccumulateGrad:
+        ref = self._accumulator_ref
+        node = ref() if ref is not None else None
+        if node is None:
+            node = AccumulateGrad(self)
+            self._accumulator_ref = weakref.ref(node)
+        return node
+
+    def _accumulate_grad(self, grad: Tensor) -> None:
+        """Add ``grad`` into ``.grad`` (called by ``AccumulateGrad``)."""
+        current = self._grad
+        if grad_mode.is_grad_enabled():
+            # create_graph: keep the gradient's own graph.
+            self._grad = grad.clone() if current is None else current + grad
+        elif current is None:
+            self._grad = Tensor._make(np.array(grad._data, copy=True))
+        else:
+            np.add(current._data, grad._data, out=current._data, casting="unsafe")
+
+    # -- hooks ----------------------------------------------------------------------------
+    def register_hook(self, hook: Callable[[Tensor], Optional[Tensor]]) -> RemovableHandle:
+        """Register ``hook(grad)`` to run when the gradient of this tensor is computed.
+
+        The hook may return a tensor of the same shape and dtype to replace the gradient
+        (later hooks and the rest of the backward pass see the replacement), or None.
+        It is bound to the tensor's ``grad_fn`` at registration time. Example::
+
+            y = x * 2
+            y.register_hook(lambda g: g * 10)   # x.grad becomes 20 instead of 2
+        """
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._backward_hooks is None:
+            self._backward_hooks = HookDict()
+            if self.grad_fn is not None:
+                self.grad_fn._register_tensor_hooks(self._output_nr, self._backward_hooks)
+            else:
+                self._get_accumulator()._register_tensor_hooks(0, self._backward_hooks)
+        return add_hook(self._backward_hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """Register ``hook(tensor)`` to run after ``.grad`` of this leaf was accumulated.
+
+        Its return value must be None. Example (an optimizer step per parameter)::
+
+            p.register_post_accumulate_grad_hook(lambda p: p.data.sub_(0.1 * p.grad))
+        """
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = HookDict()
+        return add_hook(self._post_accumulate_grad_hooks, hook)
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor during backward (no-op on leaves)."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        weak_self = weakref.ref(self)
+
+        def retain(grad: Tensor) -> None:
+            tensor = weak_self()
+            if tensor is None:
+                return
+            if tensor._grad is None:
+                tensor._grad = grad.clone()
+            else:
+                tensor._grad = tensor._grad + grad
+
+        self.grad_fn._register_retain_grad(self._output_nr, retain)
+        self._retains_grad = True
+
+    def backward(
+        self,
+        gradient: Optional[Tensor] = None,
+        retain_graph: Optional[bool] = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        """Accumulate the gradient of this tensor into the ``.grad`` of the leaves.
+
+        ``gradient`` is required unless the tensor has one element. See
+        ``hookgrad.autograd.backward`` for the arguments.
+        """
+        from hookgrad.tensor.backward import backward
+
+        backward((self,), (gradient,) if gradient is not None else None, retain_graph,
+                 create_graph, inputs=inputs)
+
+    # -- conversion to Python / NumPy -----------------------------------------------------
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        """The data as (nested) Python lists of numbers."""
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The data as a NumPy array sharing memory (only without grad)."""
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = self._data
+        return array if dtype is None else array.astype(dtype)
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+            )
+        return bool(self._data)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.dtype.is_complex or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __repr__(self) -> str:
+        from hookgrad.tensor.formatting import tensor_repr
+
+        return tensor_repr(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild, (self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        new = type(self).__new__(type(self))
+        new._data = self._data.copy()
+        new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+
+def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
+    return Tensor._make(data, requires_grad)
