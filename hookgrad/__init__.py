@@ -37,6 +37,7 @@ from hookgrad.tensor.creation import (
     zeros_like,
 )
 from hookgrad.tensor.device import device
+from hookgrad.tensor.dtypes import bool_ as bool  # noqa: A001 (torch's name)
 from hookgrad.tensor.dtypes import (
     complex64,
     complex128,
@@ -51,13 +52,15 @@ from hookgrad.tensor.dtypes import (
     result_type,
     set_default_dtype,
 )
-from hookgrad.tensor.dtypes import bool_ as bool  # noqa: A001 (torch's name)
+
+# Each op family's public functions (its ``__all__``): hookgrad.exp, hookgrad.sum, ...
 from hookgrad.tensor.functions.arithmetic import *  # noqa: F403
-from hookgrad.tensor.functions.conversion import clone, conj
-from hookgrad.tensor.functions.indexing import masked_fill
-from hookgrad.tensor.functions.reduction import mean, sum  # noqa: A004
-from hookgrad.tensor.functions.shape import expand, reshape
-from hookgrad.tensor.functions.unary import exp, log, reciprocal
+from hookgrad.tensor.functions.conversion import *  # noqa: F403
+from hookgrad.tensor.functions.indexing import *  # noqa: F403
+from hookgrad.tensor.functions.linalg import *  # noqa: F403
+from hookgrad.tensor.functions.reduction import *  # noqa: F403
+from hookgrad.tensor.functions.shape import *  # noqa: F403
+from hookgrad.tensor.functions.unary import *  # noqa: F403
 from hookgrad.tensor.random import (
     Generator,
     initial_seed,

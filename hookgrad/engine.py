@@ -21,7 +21,8 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from hookgrad import grad_mode
 from hookgrad.graph.node import Edge, Node
@@ -31,7 +32,7 @@ _task_ids = itertools.count()
 
 
 class _ThreadState(threading.local):
-    tasks: Optional[list[_GraphTask]] = None
+    tasks: list[_GraphTask] | None = None
 
 
 _thread = _ThreadState()
@@ -46,7 +47,7 @@ class _GraphTask:
         self.id = next(_task_ids)
         self.deps: dict[Node, int] = {}
         # None: run every reachable node; else only these (see ``_select_nodes``).
-        self.exec_nodes: Optional[set[Node]] = None
+        self.exec_nodes: set[Node] | None = None
         self.captures: dict[Node, list[tuple[int, int]]] = {}
         self.captured: list[Any] = []
 
@@ -78,7 +79,7 @@ def run_backward(
     *,
     keep_graph: bool,
     create_graph: bool,
-    inputs: Optional[Sequence[Edge]] = None,
+    inputs: Sequence[Edge] | None = None,
     capture: bool = False,
 ) -> list[Any]:
     """Run one backward pass from ``roots`` seeded with ``grad_roots``.
@@ -179,7 +180,9 @@ def _reverse_topological(roots: Sequence[Edge], deps: dict[Node, int]) -> list[N
     return order
 
 
-def _execute(task: _GraphTask, roots: Sequence[Edge], grad_roots: Sequence[Any], keep: bool) -> None:
+def _execute(
+    task: _GraphTask, roots: Sequence[Edge], grad_roots: Sequence[Any], keep: bool
+) -> None:
     deps = task.deps
     buffers: dict[Node, list[Any]] = {}
     ready: list[tuple[float, int, Node]] = []

@@ -10,7 +10,8 @@ from __future__ import annotations
 import itertools
 import weakref
 from collections import OrderedDict
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 _next_id = itertools.count()
 

@@ -6,13 +6,13 @@ autograd for one vector-Jacobian product per output element.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from hookgrad.tensor import Tensor
 from hookgrad.tensor.backward import grad as autograd_grad
-from hookgrad.grad_mode import no_grad
 
 
 class GradcheckError(RuntimeError):
@@ -24,12 +24,16 @@ def _as_tuple(value: Any) -> tuple[Any, ...]:
 
 
 def _differentiable(outputs: tuple[Any, ...]) -> list[tuple[int, Any]]:
-    return [(i, o) for i, o in enumerate(outputs)
-            if isinstance(o, Tensor) and (o.dtype.is_floating_point or o.dtype.is_complex)]
+    return [
+        (i, o)
+        for i, o in enumerate(outputs)
+        if isinstance(o, Tensor) and (o.dtype.is_floating_point or o.dtype.is_complex)
+    ]
 
 
-def _numerical(fn: Callable[..., Any], inputs: tuple[Any, ...], index: int, eps: float,
-               out_index: int) -> np.ndarray:
+def _numerical(
+    fn: Callable[..., Any], inputs: tuple[Any, ...], index: int, eps: float, out_index: int
+) -> np.ndarray:
     """d output[out_index] / d inputs[index], one column per input element."""
     target = inputs[index]
     data = target._data
@@ -38,11 +42,9 @@ def _numerical(fn: Callable[..., Any], inputs: tuple[Any, ...], index: int, eps:
     for k in range(flat.size):
         original = flat[k]
         flat[k] = original + eps
-        with no_grad():
-            plus = _as_tuple(fn(*inputs))[out_index]._data.astype(np.float64).reshape(-1).copy()
+        plus = _evaluate(fn, inputs, out_index)
         flat[k] = original - eps
-        with no_grad():
-            minus = _as_tuple(fn(*inputs))[out_index]._data.astype(np.float64).reshape(-1).copy()
+        minus = _evaluate(fn, inputs, out_index)
         flat[k] = original
         columns.append((plus - minus) / (2 * eps))
     if not columns:
@@ -50,13 +52,20 @@ def _numerical(fn: Callable[..., Any], inputs: tuple[Any, ...], index: int, eps:
     return np.stack(columns, axis=1)
 
 
+def _evaluate(fn: Callable[..., Any], inputs: tuple[Any, ...], out_index: int) -> np.ndarray:
+    # NOTE: not under no_grad: ``fn`` may itself differentiate (gradgradcheck).
+    output = _as_tuple(fn(*inputs))[out_index]
+    return output._data.astype(np.float64).reshape(-1).copy()
+
+
 def _analytical(output: Any, inputs: Sequence[Any], index: int) -> np.ndarray:
     rows = []
     for k in range(output.numel()):
         seed = np.zeros(output._data.shape, output._data.dtype)
         seed.reshape(-1)[k] = 1
-        (g,) = autograd_grad(output, inputs[index], Tensor._make(seed), retain_graph=True,
-                             allow_unused=True)
+        (g,) = autograd_grad(
+            output, inputs[index], Tensor._make(seed), retain_graph=True, allow_unused=True
+        )
         if g is None:
             rows.append(np.zeros(inputs[index].numel()))
         else:
@@ -90,8 +99,10 @@ def gradcheck(
     inputs = _as_tuple(inputs)
     wrt = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not wrt:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
-                         "but none of the them have requires_grad=True.")
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, "
+            "but none of the them have requires_grad=True."
+        )
     for i in wrt:
         if inputs[i].dtype.name not in ("float64", "complex128"):
             import warnings
@@ -99,7 +110,9 @@ def gradcheck(
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point "
                 "or complex. This check will likely fail if all the inputs are not of double "
-                "precision floating point or complex. ", stacklevel=2)
+                "precision floating point or complex. ",
+                stacklevel=2,
+            )
     outputs = _as_tuple(func(*inputs))
     for out_index, output in _differentiable(outputs):
         for i in wrt:
@@ -109,8 +122,10 @@ def gradcheck(
             else:
                 analytical = np.zeros_like(numerical)
             if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
-                message = (f"Jacobian mismatch for output {out_index} with respect to input "
-                           f"{i},\nnumerical:{_show(numerical)}\nanalytical:{_show(analytical)}\n")
+                message = (
+                    f"Jacobian mismatch for output {out_index} with respect to input "
+                    f"{i},\nnumerical:{_show(numerical)}\nanalytical:{_show(analytical)}\n"
+                )
                 if raise_exception:
                     raise GradcheckError(message)
                 return False
@@ -124,7 +139,7 @@ def _show(matrix: np.ndarray) -> str:
 def gradgradcheck(
     func: Callable[..., Any],
     inputs: Any,
-    grad_outputs: Optional[Any] = None,
+    grad_outputs: Any | None = None,
     *,
     eps: float = 1e-6,
     atol: float = 1e-5,
@@ -143,8 +158,9 @@ def gradgradcheck(
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            Tensor._make(rng.standard_normal(o._data.shape).astype(o._data.dtype),
-                         requires_grad=True)
+            Tensor._make(
+                rng.standard_normal(o._data.shape).astype(o._data.dtype), requires_grad=True
+            )
             for o in diff_outputs
         )
     grad_outputs = _as_tuple(grad_outputs)
@@ -160,5 +176,11 @@ def gradgradcheck(
         return tuple(g for g in grads if g is not None)
 
     del wrt
-    return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    return gradcheck(
+        first_derivative,
+        inputs + grad_outputs,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+    )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from hookgrad import engine
 from hookgrad.graph.node import Node
@@ -51,7 +52,8 @@ def _register_all(tensors: tuple[Any, ...], fn: Callable[..., Any]) -> list[Remo
                     pending[task] = [None] * len(tensors)
                     seen[task] = 0
                     expected[task] = sum(
-                        1 for node in nodes
+                        1
+                        for node in nodes
                         if node is not None and engine.will_engine_execute_node(node)
                     )
                 pending[task][index] = grad
@@ -87,7 +89,7 @@ def increment_version(tensor: Any) -> None:
     """Bump the tensor's version counter (no-op until version counters exist)."""
 
 
-def get_gradient_edge(tensor: Any) -> tuple[Optional[Node], int]:
+def get_gradient_edge(tensor: Any) -> tuple[Node | None, int]:
     """The ``(node, output_nr)`` that gradients for ``tensor`` flow into."""
     if not tensor.requires_grad:
         raise RuntimeError(

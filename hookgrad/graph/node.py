@@ -10,7 +10,8 @@ node computes is up to its subclass (an op, a custom Function, ``AccumulateGrad`
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 from hookgrad.hooks import HookDict, RemovableHandle, add_hook
 
@@ -39,11 +40,11 @@ class Node:
     next_functions: tuple[Edge, ...] = ()
     _input_meta: tuple[Any, ...] = ()
     _num_outputs = 1
-    _pre_hooks: Optional[HookDict] = None
-    _post_hooks: Optional[HookDict] = None
-    _tensor_pre_hooks: Optional[dict[int, HookDict]] = None
-    _retain_grad_hooks: Optional[dict[int, Callable[[Any], None]]] = None
-    _metadata: Optional[dict[str, Any]] = None
+    _pre_hooks: HookDict | None = None
+    _post_hooks: HookDict | None = None
+    _tensor_pre_hooks: dict[int, HookDict] | None = None
+    _retain_grad_hooks: dict[int, Callable[[Any], None]] | None = None
+    _metadata: dict[str, Any] | None = None
 
     # -- identity -------------------------------------------------------------------------
     def name(self) -> str:

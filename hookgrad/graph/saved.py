@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved "
@@ -22,7 +22,7 @@ class SavedTensor:
 
     __slots__ = ("_value", "_output_nr", "_freed")
 
-    def __init__(self, value: Any, output_nr: Optional[int] = None) -> None:
+    def __init__(self, value: Any, output_nr: int | None = None) -> None:
         # For an output, ``value`` is a detached alias sharing the output's data.
         self._value = value
         self._output_nr = output_nr

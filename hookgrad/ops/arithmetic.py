@@ -88,8 +88,7 @@ class Mul(Op):
     def backward(self, grad: Any) -> Any:
         a, b = self.unpack()
         needs = self.needs_input_grad
-        return (grad * _conj(b) if needs[0] else None,
-                grad * _conj(a) if needs[1] else None)
+        return (grad * _conj(b) if needs[0] else None, grad * _conj(a) if needs[1] else None)
 
 
 class Div(Op):
@@ -126,7 +125,9 @@ class DivRounding(Op):
 
     def backward(self, grad: Any) -> Any:
         zero = grad * 0
-        return zero if self.needs_input_grad[0] else None, zero if self.needs_input_grad[1] else None
+        return zero if self.needs_input_grad[0] else None, zero if self.needs_input_grad[
+            1
+        ] else None
 
 
 class Remainder(Op):
@@ -264,9 +265,11 @@ class Where(Op):
         (condition,) = self.unpack()
         needs = self.needs_input_grad
         zero = grad.new_zeros(())
-        return (None,
-                grad.where(condition, zero) if needs[1] else None,
-                zero.where(condition, grad) if needs[2] else None)
+        return (
+            None,
+            grad.where(condition, zero) if needs[1] else None,
+            zero.where(condition, grad) if needs[2] else None,
+        )
 
 
 def _conj(value: Any) -> Any:

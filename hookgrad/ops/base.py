@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from hookgrad.graph.node import Node
 from hookgrad.graph.saved import SavedTensor
@@ -26,7 +26,7 @@ class Op(Node):
     saves: tuple[str, ...] = ()
     node_name = ""
     needs_input_grad: tuple[bool, ...] = ()
-    _saved: Optional[dict[str, SavedTensor]] = None
+    _saved: dict[str, SavedTensor] | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

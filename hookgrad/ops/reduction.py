@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -13,8 +13,9 @@ from hookgrad.ops.base import Op
 from hookgrad.ops.util import as_axis, reduced_shape
 
 
-def _expand_back(grad: Any, shape: tuple[int, ...], dims: Optional[tuple[int, ...]],
-                 keepdim: bool) -> Any:
+def _expand_back(
+    grad: Any, shape: tuple[int, ...], dims: tuple[int, ...] | None, keepdim: bool
+) -> Any:
     """Broadcast a reduced gradient back to the input's ``shape``."""
     if not keepdim:
         grad = grad.reshape(reduced_shape(shape, dims))
@@ -24,7 +25,7 @@ def _expand_back(grad: Any, shape: tuple[int, ...], dims: Optional[tuple[int, ..
 class Sum(Op):
     input_names = ("self",)
 
-    def __init__(self, dims: Optional[tuple[int, ...]], keepdim: bool, np_dtype: Any = None):
+    def __init__(self, dims: tuple[int, ...] | None, keepdim: bool, np_dtype: Any = None):
         self.dims = dims
         self.keepdim = keepdim
         self.np_dtype = np_dtype
@@ -40,7 +41,7 @@ class Sum(Op):
 class Mean(Op):
     input_names = ("self",)
 
-    def __init__(self, dims: Optional[tuple[int, ...]], keepdim: bool) -> None:
+    def __init__(self, dims: tuple[int, ...] | None, keepdim: bool) -> None:
         self.dims = dims
         self.keepdim = keepdim
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any, Union
 
 Dims = Union[int, Sequence[int], None]
 
@@ -17,7 +18,7 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim + max(ndim, 1) if dim < 0 else dim
 
 
-def wrap_dims(dims: Dims, ndim: int) -> Optional[tuple[int, ...]]:
+def wrap_dims(dims: Dims, ndim: int) -> tuple[int, ...] | None:
     """Normalise a dim argument (int, sequence or None meaning all) to sorted indices."""
     if dims is None:
         return None
@@ -29,13 +30,13 @@ def wrap_dims(dims: Dims, ndim: int) -> Optional[tuple[int, ...]]:
     return wrapped if ndim else ()
 
 
-def reduced_shape(shape: Sequence[int], dims: Optional[Sequence[int]]) -> tuple[int, ...]:
+def reduced_shape(shape: Sequence[int], dims: Sequence[int] | None) -> tuple[int, ...]:
     """``shape`` with the reduced ``dims`` kept as size 1 (keepdim=True layout)."""
     if dims is None:
         return tuple(1 for _ in shape)
     return tuple(1 if i in dims else size for i, size in enumerate(shape))
 
 
-def as_axis(dims: Optional[Sequence[int]]) -> Any:
+def as_axis(dims: Sequence[int] | None) -> Any:
     """A NumPy ``axis`` argument for ``dims`` (None reduces everything)."""
     return None if dims is None else tuple(dims)

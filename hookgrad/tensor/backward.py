@@ -6,7 +6,8 @@ to the engine.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any, Union
 
 import numpy as np
 
@@ -74,11 +75,11 @@ def _roots(outputs: tuple[Any, ...]) -> list[Any]:
 
 def backward(
     tensors: TensorOrTensors,
-    grad_tensors: Optional[TensorOrTensors] = None,
-    retain_graph: Optional[bool] = None,
+    grad_tensors: TensorOrTensors | None = None,
+    retain_graph: bool | None = None,
     create_graph: bool = False,
     grad_variables: Any = None,
-    inputs: Optional[TensorOrTensors] = None,
+    inputs: TensorOrTensors | None = None,
 ) -> None:
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the graph's leaves.
 
@@ -96,9 +97,7 @@ def backward(
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(outputs)
     if len(grads) != len(outputs):
-        raise RuntimeError(
-            f"got {len(grads)} tensors and {len(outputs)} gradients"
-        )
+        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
     seeds = _make_grads(outputs, grads, is_grads=False)
@@ -110,18 +109,24 @@ def backward(
             if tensor.grad_fn is not None:
                 tensor.retain_grad()
             input_edges.append(tensor._gradient_edge())
-    engine.run_backward(roots, seeds, keep_graph=retain_graph, create_graph=create_graph,
-                        inputs=input_edges, capture=False)
+    engine.run_backward(
+        roots,
+        seeds,
+        keep_graph=retain_graph,
+        create_graph=create_graph,
+        inputs=input_edges,
+        capture=False,
+    )
 
 
 def grad(
     outputs: TensorOrTensors,
     inputs: TensorOrTensors,
-    grad_outputs: Optional[TensorOrTensors] = None,
-    retain_graph: Optional[bool] = None,
+    grad_outputs: TensorOrTensors | None = None,
+    retain_graph: bool | None = None,
     create_graph: bool = False,
     only_inputs: bool = True,
-    allow_unused: Optional[bool] = None,
+    allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ) -> tuple[Any, ...]:
@@ -150,8 +155,10 @@ def grad(
         raise RuntimeError("grad requires non-empty inputs.")
     grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outs)
     if len(grads) != len(outs):
-        raise RuntimeError(f"grad requires one grad_output per output: got {len(grads)} "
-                           f"grad_outputs and {len(outs)} outputs")
+        raise RuntimeError(
+            f"grad requires one grad_output per output: got {len(grads)} "
+            f"grad_outputs and {len(outs)} outputs"
+        )
     if retain_graph is None:
         retain_graph = create_graph
     seeds = _make_grads(outs, grads, is_grads=True)
@@ -160,8 +167,9 @@ def grad(
         if not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     edges = [tensor._gradient_edge() for tensor in ins]
-    captured = engine.run_backward(roots, seeds, keep_graph=retain_graph,
-                                   create_graph=create_graph, inputs=edges, capture=True)
+    captured = engine.run_backward(
+        roots, seeds, keep_graph=retain_graph, create_graph=create_graph, inputs=edges, capture=True
+    )
     result = []
     for tensor, value in zip(ins, captured):
         if value is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -64,8 +64,7 @@ def _finish(array: np.ndarray, requires_grad: bool) -> Any:
     return out
 
 
-def tensor(data: Any, *, dtype: Any = None, device: Any = None,
-           requires_grad: bool = False) -> Any:
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
     """A new leaf tensor holding a copy of ``data``.
 
     Example::
@@ -101,8 +100,9 @@ def _shape(size: tuple[Any, ...]) -> tuple[int, ...]:
             )
     shape = tuple(int(s) for s in size)
     if any(s < 0 for s in shape):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
-                           f"{list(shape)}")
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}"
+        )
     return shape
 
 
@@ -125,15 +125,28 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     return _finish(np.empty(_shape(size), _np_dtype(dtype)), requires_grad)
 
 
-def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Any:
+def full(
+    size: Any,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
     """A tensor of shape ``size`` filled with ``fill_value`` (dtype inferred from it)."""
     target = dtypes.scalar_dtype(fill_value) if dtype is None else dtypes.to_dtype(dtype)
     return _finish(np.full(_shape((size,)), fill_value, target.np), requires_grad)
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
-           requires_grad: bool = False) -> Any:
+def arange(
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
     """``[start, start + step, ...)`` up to ``end`` (exclusive)."""
     if end is None:
         start, end = 0, start
@@ -156,8 +169,15 @@ def _number(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Any:
+def linspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
     """``steps`` evenly spaced values from ``start`` to ``end`` (inclusive)."""
     if steps < 0:
         raise RuntimeError("linspace(): number of steps must be non-negative")
@@ -165,8 +185,14 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any
     return _finish(array, requires_grad)
 
 
-def eye(n: int, m: Optional[int] = None, *, dtype: Any = None, device: Any = None,
-        requires_grad: bool = False) -> Any:
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
     """An ``n x m`` identity matrix."""
     return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad)
 
@@ -175,25 +201,49 @@ def _like_dtype(input: Any, dtype: Any) -> np.dtype:
     return input._data.dtype if dtype is None else dtypes.to_dtype(dtype).np
 
 
-def zeros_like(input: Any, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False, memory_format: Any = None) -> Any:
+def zeros_like(
+    input: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Any:
     return _finish(np.zeros(input._data.shape, _like_dtype(input, dtype)), requires_grad)
 
 
-def ones_like(input: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, memory_format: Any = None) -> Any:
+def ones_like(
+    input: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Any:
     return _finish(np.ones(input._data.shape, _like_dtype(input, dtype)), requires_grad)
 
 
-def empty_like(input: Any, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False, memory_format: Any = None) -> Any:
+def empty_like(
+    input: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Any:
     return _finish(np.empty(input._data.shape, _like_dtype(input, dtype)), requires_grad)
 
 
-def full_like(input: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, memory_format: Any = None) -> Any:
-    return _finish(np.full(input._data.shape, fill_value, _like_dtype(input, dtype)),
-                   requires_grad)
+def full_like(
+    input: Any,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Any:
+    return _finish(np.full(input._data.shape, fill_value, _like_dtype(input, dtype)), requires_grad)
 
 
 def is_tensor(obj: Any) -> bool:

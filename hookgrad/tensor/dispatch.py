@@ -6,7 +6,8 @@ tensors, so every op records itself the same way.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

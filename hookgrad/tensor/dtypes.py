@@ -10,8 +10,16 @@ import numpy as np
 class dtype:
     """A tensor element type, printed like torch's (``torch.float32``)."""
 
-    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize",
-                 "_category", "type_name")
+    __slots__ = (
+        "name",
+        "np",
+        "is_floating_point",
+        "is_complex",
+        "is_signed",
+        "itemsize",
+        "_category",
+        "type_name",
+    )
 
     def __init__(self, name: str, np_dtype: Any, category: int, type_name: str) -> None:
         self.name = name
@@ -47,9 +55,14 @@ complex128 = dtype("complex128", np.complex128, 3, "CPUComplexDoubleType")
 
 ALL = (bool_, int32, int64, float16, float32, float64, complex64, complex128)
 _BY_NUMPY = {d.np: d for d in ALL}
-_EXTRA_NUMPY = {np.dtype(np.int8): int32, np.dtype(np.int16): int32,
-                np.dtype(np.uint8): int64, np.dtype(np.uint16): int32,
-                np.dtype(np.uint32): int64, np.dtype(np.uint64): int64}
+_EXTRA_NUMPY = {
+    np.dtype(np.int8): int32,
+    np.dtype(np.int16): int32,
+    np.dtype(np.uint8): int64,
+    np.dtype(np.uint16): int32,
+    np.dtype(np.uint32): int64,
+    np.dtype(np.uint64): int64,
+}
 _COMPLEX_TO_REAL = {complex64: float32, complex128: float64}
 _REAL_TO_COMPLEX = {float16: complex64, float32: complex64, float64: complex128}
 
@@ -158,15 +171,22 @@ def result_type(*operands: Any) -> dtype:
         operand_dtype = getattr(operand, "dtype", None)
         if isinstance(operand_dtype, dtype):
             if operand.ndim:
-                dim_result = operand_dtype if dim_result is None else promote_types(
-                    dim_result, operand_dtype)
+                dim_result = (
+                    operand_dtype
+                    if dim_result is None
+                    else promote_types(dim_result, operand_dtype)
+                )
             else:
-                zero_result = operand_dtype if zero_result is None else promote_types(
-                    zero_result, operand_dtype)
+                zero_result = (
+                    operand_dtype
+                    if zero_result is None
+                    else promote_types(zero_result, operand_dtype)
+                )
         else:
             current = scalar_dtype(operand)
             if current.is_floating_point:
                 current = _default
-            scalar_result = current if scalar_result is None else promote_types(
-                scalar_result, current)
+            scalar_result = (
+                current if scalar_result is None else promote_types(scalar_result, current)
+            )
     return _combine(dim_result, _combine(zero_result, scalar_result))

@@ -8,7 +8,7 @@ with ``...`` past 1000 elements, 3 edge items per dim; lines wrap at 80 columns.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -97,11 +97,14 @@ def _vector(values: np.ndarray, indent: int, summarize: bool, formatter: Any) ->
     element_length = formatter.max_width + 2
     per_line = max(1, int(math.floor((LINEWIDTH - indent) / element_length)))
     if summarize and values.shape[0] > 2 * EDGEITEMS:
-        data = ([formatter.format(v) for v in values[:EDGEITEMS].tolist()] + [" ..."]
-                + [formatter.format(v) for v in values[-EDGEITEMS:].tolist()])
+        data = (
+            [formatter.format(v) for v in values[:EDGEITEMS].tolist()]
+            + [" ..."]
+            + [formatter.format(v) for v in values[-EDGEITEMS:].tolist()]
+        )
     else:
         data = [formatter.format(v) for v in values.tolist()]
-    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
@@ -148,7 +151,7 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     return "".join(parts)
 
 
-def tensor_repr(tensor: Any, prefix: str = "tensor(", grad_fn_name: Optional[str] = None) -> str:
+def tensor_repr(tensor: Any, prefix: str = "tensor(", grad_fn_name: str | None = None) -> str:
     """torch's ``repr`` of ``tensor``."""
     values = tensor._data
     dtype = tensor.dtype

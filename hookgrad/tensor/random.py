@@ -6,7 +6,7 @@ torch's.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -66,14 +66,16 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
-def _rng(generator: Optional[Generator]) -> np.random.Generator:
+def _rng(generator: Generator | None) -> np.random.Generator:
     return (default_generator if generator is None else generator)._rng
 
 
 def _float_np(dtype: Any) -> np.dtype:
     np_dtype = _np_dtype(dtype)
     if np_dtype.kind not in "fc":
-        raise RuntimeError(f'"check_uniform_bounds" not implemented for \'{dtypes.to_dtype(dtype)}\'')
+        raise RuntimeError(
+            f"\"check_uniform_bounds\" not implemented for '{dtypes.to_dtype(dtype)}'"
+        )
     return np_dtype
 
 
@@ -86,22 +88,40 @@ def _sample(kind: str, shape: tuple[int, ...], np_dtype: np.dtype, rng: np.rando
     return draw(shape).astype(real, copy=False) if real != np.float64 else draw(shape)
 
 
-def rand(*size: Any, generator: Optional[Generator] = None, dtype: Any = None,
-         device: Any = None, requires_grad: bool = False) -> Any:
+def rand(
+    *size: Any,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
     """Uniform samples from ``[0, 1)`` of shape ``size``."""
     array = _sample("uniform", _shape(size), _float_np(dtype), _rng(generator))
     return _finish(np.asarray(array), requires_grad)
 
 
-def randn(*size: Any, generator: Optional[Generator] = None, dtype: Any = None,
-          device: Any = None, requires_grad: bool = False) -> Any:
+def randn(
+    *size: Any,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
     """Standard normal samples of shape ``size``."""
     array = _sample("normal", _shape(size), _float_np(dtype), _rng(generator))
     return _finish(np.asarray(array), requires_grad)
 
 
-def randint(low: int, high: Any = None, size: Any = None, *, generator: Optional[Generator] = None,
-            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
+def randint(
+    low: int,
+    high: Any = None,
+    size: Any = None,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
     """Integers uniform in ``[low, high)`` of shape ``size`` (``randint(high, size)`` too)."""
     if size is None:
         low, high, size = 0, low, high
@@ -124,16 +144,29 @@ def randn_like(input: Any, *, dtype: Any = None, requires_grad: bool = False, **
     return _finish(np.asarray(array), requires_grad)
 
 
-def randint_like(input: Any, low: int, high: Any = None, *, dtype: Any = None,
-                 requires_grad: bool = False, **_: Any) -> Any:
+def randint_like(
+    input: Any,
+    low: int,
+    high: Any = None,
+    *,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    **_: Any,
+) -> Any:
     if high is None:
         low, high = 0, low
     array = _rng(None).integers(low, high, size=input._data.shape)
     return _finish(array.astype(_like_dtype(input, dtype)), requires_grad)
 
 
-def randperm(n: int, *, generator: Optional[Generator] = None, dtype: Any = None,
-             device: Any = None, requires_grad: bool = False) -> Any:
+def randperm(
+    n: int,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
     """A random permutation of ``0 .. n-1``."""
     np_dtype = np.int64 if dtype is None else dtypes.to_dtype(dtype).np
     return _finish(_rng(generator).permutation(n).astype(np_dtype), requires_grad)

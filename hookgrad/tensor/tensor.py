@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -42,9 +43,7 @@ NON_LEAF_GRAD_WARNING = (
 
 def _check_can_require_grad(dtype: dtypes.dtype) -> None:
     if not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError(
-            "only Tensors of floating point and complex dtype can require gradients"
-        )
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
 
 
 class Tensor(
@@ -74,8 +73,8 @@ class Tensor(
     grad_fn = None
     _output_nr = 0
     _grad = None
-    _backward_hooks: Optional[HookDict] = None
-    _post_accumulate_grad_hooks: Optional[HookDict] = None
+    _backward_hooks: HookDict | None = None
+    _post_accumulate_grad_hooks: HookDict | None = None
     _retains_grad = False
     _accumulator_ref = None
     _is_inference = False
@@ -103,7 +102,7 @@ class Tensor(
         """The size of each dimension, as a ``Size``."""
         return Size(self._data.shape)
 
-    def size(self, dim: Optional[int] = None) -> Any:
+    def size(self, dim: int | None = None) -> Any:
         """``Size`` of the tensor, or the length of dimension ``dim``."""
         if dim is None:
             return Size(self._data.shape)
@@ -196,14 +195,14 @@ class Tensor(
         return self._output_nr
 
     @property
-    def grad(self) -> Optional[Tensor]:
+    def grad(self) -> Tensor | None:
         """The accumulated gradient (leaves, and tensors that ``retain_grad()``)."""
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
-    def grad(self, value: Optional[Tensor]) -> None:
+    def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(
@@ -279,7 +278,7 @@ class Tensor(
             np.add(current._data, grad._data, out=current._data, casting="unsafe")
 
     # -- hooks ----------------------------------------------------------------------------
-    def register_hook(self, hook: Callable[[Tensor], Optional[Tensor]]) -> RemovableHandle:
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
         """Register ``hook(grad)`` to run when the gradient of this tensor is computed.
 
         The hook may return a tensor of the same shape and dtype to replace the gradient
@@ -338,8 +337,8 @@ class Tensor(
 
     def backward(
         self,
-        gradient: Optional[Tensor] = None,
-        retain_graph: Optional[bool] = None,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
         create_graph: bool = False,
         inputs: Any = None,
     ) -> None:
@@ -350,8 +349,13 @@ class Tensor(
         """
         from hookgrad.tensor.backward import backward
 
-        backward((self,), (gradient,) if gradient is not None else None, retain_graph,
-                 create_graph, inputs=inputs)
+        backward(
+            (self,),
+            (gradient,) if gradient is not None else None,
+            retain_graph,
+            create_graph,
+            inputs=inputs,
+        )
 
     # -- conversion to Python / NumPy -----------------------------------------------------
     def item(self) -> Any:
@@ -381,9 +385,7 @@ class Tensor(
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
-            )
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data)
 
     def __float__(self) -> float:

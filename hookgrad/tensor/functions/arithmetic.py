@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -11,6 +11,43 @@ from hookgrad.tensor import dtypes
 from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import apply_arrays, wrap_constant
 from hookgrad.tensor.promotion import binary_arrays, check_operand, float_arrays, is_scalar
+
+__all__ = [
+    "add",
+    "allclose",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "div",
+    "divide",
+    "eq",
+    "equal",
+    "floor_divide",
+    "ge",
+    "gt",
+    "isclose",
+    "le",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "lt",
+    "maximum",
+    "minimum",
+    "mul",
+    "multiply",
+    "ne",
+    "neg",
+    "negative",
+    "pow",
+    "remainder",
+    "rsub",
+    "sub",
+    "subtract",
+    "true_divide",
+    "where",
+]
 
 
 def _is_tensor(value: Any) -> bool:
@@ -25,7 +62,10 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """``input - alpha * other``."""
-    if getattr(input, "dtype", None) is dtypes.bool_ and getattr(other, "dtype", None) is dtypes.bool_:
+    if (
+        getattr(input, "dtype", None) is dtypes.bool_
+        and getattr(other, "dtype", None) is dtypes.bool_
+    ):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
             "the `^` or `logical_xor()` operator instead."
@@ -54,7 +94,7 @@ def mul(input: Any, other: Any) -> Any:
 multiply = mul
 
 
-def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None) -> Any:
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
     """Elementwise division; ``rounding_mode`` None (true), ``"trunc"`` or ``"floor"``."""
     if rounding_mode is None:
         a, b = float_arrays(input, other)
@@ -184,7 +224,7 @@ def _bitwise(ufunc: Any, name: str, input: Any, other: Any) -> Any:
     check_operand(other)
     a, b = binary_arrays(input, other)
     if getattr(a, "dtype", np.dtype(type(a))).kind not in "biu":
-        raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Float'")
     return wrap_constant(ufunc(a, b))
 
 
@@ -211,16 +251,19 @@ def equal(input: Any, other: Any) -> bool:
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
 
 
-def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
-             equal_nan: bool = False) -> bool:
+def allclose(
+    input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
     """True if ``|input - other| <= atol + rtol * |other|`` everywhere."""
     return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def isclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
-            equal_nan: bool = False) -> Any:
-    return wrap_constant(np.isclose(input._data, _data_of(other), rtol=rtol, atol=atol,
-                                    equal_nan=equal_nan))
+def isclose(
+    input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Any:
+    return wrap_constant(
+        np.isclose(input._data, _data_of(other), rtol=rtol, atol=atol, equal_nan=equal_nan)
+    )
 
 
 def _data_of(value: Any) -> Any:

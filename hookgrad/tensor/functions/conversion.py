@@ -10,6 +10,11 @@ from hookgrad.ops import conversion as ops
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply, wrap_constant
 
+__all__ = [
+    "clone",
+    "conj",
+]
+
 
 def clone(input: Any, *, memory_format: Any = None) -> Any:
     """A copy of ``input`` with its own memory; differentiable."""
@@ -74,30 +79,42 @@ def _shape(size: tuple[Any, ...]) -> tuple[int, ...]:
     return tuple(int(s) for s in size)
 
 
-def new_zeros(input: Any, *size: Any, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Any:
+def new_zeros(
+    input: Any, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Any:
     """Zeros of shape ``size`` with ``input``'s dtype (unless given)."""
     return _new(input, np.zeros(_shape(size), _new_dtype(input, dtype)), requires_grad)
 
 
-def new_ones(input: Any, *size: Any, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Any:
+def new_ones(
+    input: Any, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Any:
     return _new(input, np.ones(_shape(size), _new_dtype(input, dtype)), requires_grad)
 
 
-def new_empty(input: Any, *size: Any, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Any:
+def new_empty(
+    input: Any, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Any:
     return _new(input, np.empty(_shape(size), _new_dtype(input, dtype)), requires_grad)
 
 
-def new_full(input: Any, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Any:
-    return _new(input, np.full(_shape((size,)), fill_value, _new_dtype(input, dtype)),
-                requires_grad)
+def new_full(
+    input: Any,
+    size: Any,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
+    return _new(
+        input, np.full(_shape((size,)), fill_value, _new_dtype(input, dtype)), requires_grad
+    )
 
 
-def new_tensor(input: Any, data: Any, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False) -> Any:
+def new_tensor(
+    input: Any, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Any:
     """A new leaf tensor from ``data`` with ``input``'s dtype (unless given)."""
     source = data._data if hasattr(data, "_data") else data
     return _new(input, np.array(source, _new_dtype(input, dtype)), requires_grad)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = []
+
 
 class LinalgMethods:
     """Linear algebra methods of ``Tensor``."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -10,6 +10,12 @@ from hookgrad.ops import reduction as ops
 from hookgrad.ops.util import wrap_dims
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply
+
+__all__ = [
+    "mean",
+    "sum",
+    "sum_to_size",
+]
 
 
 def _sum_dtype(input: Any, dtype: Any) -> Any:

@@ -8,6 +8,13 @@ from typing import Any
 from hookgrad.ops import shape as ops
 from hookgrad.tensor.dispatch import apply
 
+__all__ = [
+    "expand",
+    "expand_as",
+    "reshape",
+    "view",
+]
+
 
 def _size_args(size: tuple[Any, ...]) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):

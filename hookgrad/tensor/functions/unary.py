@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from hookgrad.ops import unary as ops
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply_arrays
+
+__all__ = [
+    "exp",
+    "log",
+    "reciprocal",
+]
 
 
 def _float_data(input: Any) -> Any:
@@ -46,6 +50,3 @@ class UnaryMethods:
     exp = exp
     log = log
     reciprocal = reciprocal
-
-
-__all__ = ["exp", "log", "reciprocal", "UnaryMethods", "np"]

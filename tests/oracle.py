@@ -1,0 +1,34 @@
+"""Helpers to run the same program on hookgrad and on torch and compare the results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def to_numpy(value: Any) -> Any:
+    """A tensor of either library (or a nested tuple/list of them) as NumPy arrays."""
+    if value is None:
+        return None
+    if isinstance(value, (tuple, list)):
+        return type(value)(to_numpy(v) for v in value)
+    if hasattr(value, "detach"):
+        return np.asarray(value.detach().numpy())
+    return np.asarray(value)
+
+
+def assert_close(actual: Any, expected: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """Compare two (nested) results of the two libraries elementwise, dtypes included."""
+    actual, expected = to_numpy(actual), to_numpy(expected)
+    if isinstance(expected, (tuple, list)):
+        assert len(actual) == len(expected)
+        for a, e in zip(actual, expected):
+            assert_close(a, e, rtol, atol)
+        return
+    if expected is None:
+        assert actual is None
+        return
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
