@@ -94,6 +94,8 @@ class Mul(Op):
 class Div(Op):
     """True division (``rounding_mode=None``)."""
 
+    quiet = True
+
     saves = ("self", "other")
 
     def forward(self, a: Any, b: Any) -> Any:
@@ -111,6 +113,8 @@ class Div(Op):
 
 class DivRounding(Op):
     """Division rounded toward zero or down: piecewise constant, so zero gradient."""
+
+    quiet = True
 
     node_name = "DivBackward2"
 
@@ -132,6 +136,8 @@ class DivRounding(Op):
 
 class Remainder(Op):
     """``self - floor(self / other) * other``; d/dself = 1, d/dother = -floor(self/other)."""
+
+    quiet = True
 
     saves = ("self", "other")
 
@@ -189,6 +195,8 @@ def _split_ties(grad: Any, first_wins: Any, tie: Any, needs: tuple[bool, ...]) -
 class PowScalar(Op):
     """``self ** exponent`` with a Python-number exponent."""
 
+    quiet = True
+
     node_name = "PowBackward0"
     input_names = ("self",)
     saves = ("self",)
@@ -209,6 +217,8 @@ class PowScalar(Op):
 
 class Pow(Op):
     """``self ** exponent`` with a tensor exponent."""
+
+    quiet = True
 
     node_name = "PowBackward1"
     input_names = ("self", "exponent")
@@ -231,6 +241,8 @@ class Pow(Op):
 
 class RPow(Op):
     """``base ** exponent`` with a Python-number base."""
+
+    quiet = True
 
     node_name = "PowBackward2"
     input_names = ("exponent",)

@@ -25,6 +25,9 @@ class Op(Node):
     input_names: tuple[str, ...] = ("self", "other")
     saves: tuple[str, ...] = ()
     node_name = ""
+    # True: the forward may divide by zero, overflow or leave the domain; run it with
+    # NumPy's floating-point warnings off, since torch is silent there (inf / nan result).
+    quiet = False
     needs_input_grad: tuple[bool, ...] = ()
     _saved: dict[str, SavedTensor] | None = None
 

@@ -1,55 +1,626 @@
-"""Reductions: sum, mean, var/std, prod, max/min, logsumexp, norm.
+"""Reductions and scans: sum, mean, var/std, prod, max/min/median, amax/amin,
+logsumexp, vector norms, cumsum/cumprod, softmax and log_softmax.
 
-``dims`` is always a sorted tuple of non-negative dims, or None for all of them.
+``dim`` is a sorted tuple of non-negative dims (None: all of them) for ops that reduce
+several dims at once, and a non-negative int for ops along one dim (``MaxDim``,
+``Cumsum``, ``Softmax`` ...). A backward first puts the reduced dims back as size 1
+(``_restore``), so that its tensors broadcast against the input.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from hookgrad import grad_mode
 from hookgrad.ops.base import Op
 from hookgrad.ops.util import as_axis, reduced_shape
 
 
-def _expand_back(
-    grad: Any, shape: tuple[int, ...], dims: tuple[int, ...] | None, keepdim: bool
-) -> Any:
+def _as_dims(dim: Any) -> Any:
+    return (dim,) if isinstance(dim, int) else dim
+
+
+def _restore(grad: Any, shape: tuple[int, ...], dim: Any, keepdim: bool) -> Any:
+    """A reduced tensor reshaped to the keepdim layout (reduced dims of size 1)."""
+    if keepdim:
+        return grad
+    return grad.reshape(reduced_shape(shape, _as_dims(dim)))
+
+
+def _expand_back(grad: Any, shape: tuple[int, ...], dim: Any, keepdim: bool) -> Any:
     """Broadcast a reduced gradient back to the input's ``shape``."""
-    if not keepdim:
-        grad = grad.reshape(reduced_shape(shape, dims))
-    return grad.expand(shape)
+    return _restore(grad, shape, dim, keepdim).expand(shape)
+
+
+def _drop(array: Any, dim: Any, keepdim: bool) -> Any:
+    """A keepdim-layout array without its reduced dims unless ``keepdim``."""
+    return array if keepdim else np.squeeze(array, axis=as_axis(_as_dims(dim)))
+
+
+def _count(shape: tuple[int, ...], dim: tuple[int, ...] | None) -> int:
+    """How many elements each output element of a reduction over ``dim`` reduces."""
+    return math.prod(shape) if dim is None else math.prod(shape[d] for d in dim)
+
+
+def _bool_constant(like: Any, array: Any) -> Any:
+    """A fixed bool tensor (a mask computed from indices or shapes)."""
+    return like.new_tensor(array, dtype=bool)
+
+
+# ---------------------------------------------------------------- sum / mean
 
 
 class Sum(Op):
+    """Sum over ``dim`` (SumBackward0 for a full sum, SumBackward1 over dims)."""
+
     input_names = ("self",)
 
-    def __init__(self, dims: tuple[int, ...] | None, keepdim: bool, np_dtype: Any = None):
-        self.dims = dims
+    def __init__(self, dim: tuple[int, ...] | None, keepdim: bool, np_dtype: Any = None):
+        self.dim = dim
+        self.keepdim = keepdim
+        self.np_dtype = np_dtype
+        if dim is not None:
+            self.node_name = "SumBackward1"
+
+    def forward(self, a: Any) -> Any:
+        self.input_shape = a.shape
+        return np.sum(a, axis=as_axis(self.dim), keepdims=self.keepdim, dtype=self.np_dtype)
+
+    def backward(self, grad: Any) -> Any:
+        return _expand_back(grad, self.input_shape, self.dim, self.keepdim)
+
+
+class Mean(Op):
+    """Mean over ``dim`` (MeanBackward0 for a full mean, MeanBackward1 over dims)."""
+
+    input_names = ("self",)
+
+    def __init__(self, dim: tuple[int, ...] | None, keepdim: bool, np_dtype: Any = None):
+        self.dim = dim
+        self.keepdim = keepdim
+        self.np_dtype = np_dtype
+        if dim is not None:
+            self.node_name = "MeanBackward1"
+
+    def forward(self, a: Any) -> Any:
+        self.input_shape = a.shape
+        self.count = _count(a.shape, self.dim)
+        return np.mean(a, axis=as_axis(self.dim), keepdims=self.keepdim, dtype=self.np_dtype)
+
+    def backward(self, grad: Any) -> Any:
+        return _expand_back(grad / self.count, self.input_shape, self.dim, self.keepdim)
+
+
+# ---------------------------------------------------------------- var / std
+
+
+def _variance(a: Any, dim: tuple[int, ...] | None, correction: float) -> tuple[Any, Any]:
+    """``(variance, mean)`` over ``dim`` in keepdim layout; the variance is real."""
+    mean = np.mean(a, axis=as_axis(dim), keepdims=True)
+    deviation = a - mean
+    squares = (deviation * deviation.conj()).real if a.dtype.kind == "c" else deviation**2
+    dof = max(_count(a.shape, dim) - correction, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sum(squares, axis=as_axis(dim), keepdims=True) / dof, mean
+
+
+class _Moments(Op):
+    """Var, std and their pairs with the mean: dims, correction and shared gradients."""
+
+    input_names = ("self",)
+    saves: tuple[str, ...] = ("self",)
+
+    def __init__(self, dim: tuple[int, ...] | None, correction: float, keepdim: bool) -> None:
+        self.dim = dim
+        self.correction = correction
+        self.keepdim = keepdim
+
+    def _moments(self, a: Any) -> tuple[Any, Any]:
+        """``(variance, mean)`` with the reduced dims dropped unless ``keepdim``."""
+        self.input_shape = a.shape
+        variance, mean = _variance(a, self.dim, self.correction)
+        return _drop(variance, self.dim, self.keepdim), _drop(mean, self.dim, self.keepdim)
+
+    def _var_backward(self, grad: Any, x: Any) -> Any:
+        dof = _count(self.input_shape, self.dim) - self.correction
+        scale = 2.0 / dof if dof > 0 else math.inf
+        grad = _restore(grad, self.input_shape, self.dim, self.keepdim)
+        return scale * grad * (x - x.mean(self.dim, keepdim=True))
+
+    def _std_backward(self, grad: Any, x: Any, std: Any) -> Any:
+        # NOTE: torch's convention: no gradient where the standard deviation is 0.
+        return self._var_backward((grad / (2 * std)).masked_fill(std == 0, 0), x)
+
+    def _mean_backward(self, grad: Any) -> Any:
+        count = _count(self.input_shape, self.dim)
+        return _expand_back(grad / count, self.input_shape, self.dim, self.keepdim)
+
+
+def _add(a: Any, b: Any) -> Any:
+    """The sum of two optional gradients (None: no gradient)."""
+    return b if a is None else a if b is None else a + b
+
+
+class Var(_Moments):
+    """Variance over ``dim``, dividing by ``count - correction`` (1: Bessel's)."""
+
+    def forward(self, a: Any) -> Any:
+        return self._moments(a)[0]
+
+    def backward(self, grad: Any) -> Any:
+        (x,) = self.unpack()
+        return self._var_backward(grad, x)
+
+
+class Std(_Moments):
+    """Standard deviation: the square root of the variance."""
+
+    saves = ("self", "result")
+
+    def forward(self, a: Any) -> Any:
+        return np.sqrt(self._moments(a)[0])
+
+    def backward(self, grad: Any) -> Any:
+        x, std = self.unpack()
+        return self._std_backward(grad, x, std)
+
+
+class VarMean(_Moments):
+    """``(var, mean)`` in one node."""
+
+    def forward(self, a: Any) -> Any:
+        return self._moments(a)
+
+    def backward(self, grad_var: Any, grad_mean: Any) -> Any:
+        (x,) = self.unpack()
+        grad_input = None if grad_var is None else self._var_backward(grad_var, x)
+        return _add(grad_input, None if grad_mean is None else self._mean_backward(grad_mean))
+
+
+class StdMean(_Moments):
+    """``(std, mean)`` in one node."""
+
+    saves = ("self", "result")
+
+    def forward(self, a: Any) -> Any:
+        variance, mean = self._moments(a)
+        return np.sqrt(variance), mean
+
+    def backward(self, grad_std: Any, grad_mean: Any) -> Any:
+        x, std = self.unpack()
+        grad_input = None if grad_std is None else self._std_backward(grad_std, x, std)
+        return _add(grad_input, None if grad_mean is None else self._mean_backward(grad_mean))
+
+
+# ---------------------------------------------------------------- prod
+
+
+class Prod(Op):
+    """Product of all elements."""
+
+    input_names = ("self",)
+    saves = ("self", "result")
+
+    def __init__(self, np_dtype: Any = None) -> None:
+        self.np_dtype = np_dtype
+
+    def forward(self, a: Any) -> Any:
+        return np.prod(a, dtype=self.np_dtype)
+
+    def backward(self, grad: Any) -> Any:
+        x, result = self.unpack()
+        flat = _prod_backward(grad.reshape(1), x.reshape(-1), result.reshape(1), 0)
+        return flat.reshape(x.shape)
+
+
+class ProdDim(Op):
+    """Product along one dim."""
+
+    node_name = "ProdBackward1"
+    input_names = ("self",)
+    saves = ("self", "result")
+
+    def __init__(self, dim: int, keepdim: bool, np_dtype: Any = None) -> None:
+        self.dim = dim
         self.keepdim = keepdim
         self.np_dtype = np_dtype
 
     def forward(self, a: Any) -> Any:
-        self.shape = a.shape
-        return np.sum(a, axis=as_axis(self.dims), keepdims=self.keepdim, dtype=self.np_dtype)
+        self.input_shape = a.shape
+        axis = self.dim if a.ndim else None
+        return np.prod(a, axis=axis, keepdims=self.keepdim, dtype=self.np_dtype)
 
     def backward(self, grad: Any) -> Any:
-        return _expand_back(grad, self.shape, self.dims, self.keepdim)
+        x, result = self.unpack()
+        if x.ndim == 0:
+            return grad
+        grad = _restore(grad, self.input_shape, self.dim, self.keepdim)
+        result = _restore(result, self.input_shape, self.dim, self.keepdim)
+        return _prod_backward(grad, x, result, self.dim)
 
 
-class Mean(Op):
+def _prod_backward(grad: Any, x: Any, result: Any, dim: int) -> Any:
+    """The gradient of a product along ``dim`` (``grad`` and ``result`` keep that dim).
+
+    d prod / d x_j is the product of the other elements: ``result / x_j`` unless ``x``
+    has zeros, where that division is 0/0.
+    """
+    zeros = x == 0
+    if not zeros.any():
+        return grad * (result / x).conj()
+    if grad_mode.is_grad_enabled():
+        return grad * _products_without_each(x, dim).prod(dim + 1).conj()
+    # A slice with one zero: only that position sees a non-zero product of the others.
+    count = zeros.sum(dim, keepdim=True)
+    safe = x.masked_fill(zeros, 1)
+    nonzero_prod = safe.prod(dim, keepdim=True)
+    lone_zero = nonzero_prod.where(zeros & (count == 1), 0)
+    others = (nonzero_prod / safe).where(count == 0, lone_zero)
+    return grad * others.conj()
+
+
+def _products_without_each(x: Any, dim: int) -> Any:
+    """``x`` repeated along a new axis ``dim``: copy ``i`` has element ``i`` set to 1.
+
+    Reducing it along ``dim + 1`` excludes each element in turn, exactly and for every
+    derivative order, at n times the memory (used only where a division would be 0/0).
+    """
+    shape = tuple(x.shape)
+    size = shape[dim]
+    rows = x.reshape(shape[:dim] + (1,) + shape[dim:]).expand(shape[:dim] + (size,) + shape[dim:])
+    eye = np.eye(size, dtype=bool).reshape((size, size) + (1,) * (len(shape) - dim - 1))
+    return rows.masked_fill(_bool_constant(x, eye), 1)
+
+
+# ---------------------------------------------------------------- max / min / median
+
+
+def _lower_median(a: Any) -> Any:
+    """The lower of the two middle elements (torch's median), NaN if there is one."""
+    flat = a.reshape(-1)
+    if flat.size == 0 or np.any(flat != flat):
+        return np.asarray(np.nan, a.dtype)
+    middle = (flat.size - 1) // 2
+    return np.partition(flat, middle)[middle]
+
+
+def _median_indices(a: Any, axis: int) -> Any:
+    """Indices of the lower medians along ``axis`` (keepdims); the first NaN if any."""
+    middle = (a.shape[axis] - 1) // 2
+    order = np.argsort(a, axis=axis, kind="stable")
+    indices = np.take(order, [middle], axis=axis)
+    nan = a != a
+    if nan.any():
+        first_nan = np.argmax(nan, axis=axis, keepdims=True)
+        indices = np.where(nan.any(axis=axis, keepdims=True), first_nan, indices)
+    return indices
+
+
+class _SelectAll(Op):
+    """A full reduction to one of the input's elements; ties share the gradient evenly."""
+
+    input_names = ("self",)
+    saves = ("self", "result")
+
+    select: Callable[[Any], Any]
+
+    def forward(self, a: Any) -> Any:
+        return self.select(a)
+
+    def backward(self, grad: Any) -> Any:
+        x, result = self.unpack()
+        chosen = (x == result) | ((x != x) & (result != result))
+        return (grad / chosen.sum()).where(chosen, 0)
+
+
+class Max(_SelectAll):
+    """The largest element."""
+
+    node_name = "MaxBackward1"
+    select = staticmethod(np.max)
+
+
+class Min(_SelectAll):
+    """The smallest element."""
+
+    node_name = "MinBackward1"
+    select = staticmethod(np.min)
+
+
+class Median(_SelectAll):
+    """The lower median of all elements."""
+
+    select = staticmethod(_lower_median)
+
+
+class _SelectAlongDim(Op):
+    """``(values, indices)`` along ``dim``; the gradient goes to the returned index."""
+
     input_names = ("self",)
 
-    def __init__(self, dims: tuple[int, ...] | None, keepdim: bool) -> None:
-        self.dims = dims
+    def __init__(self, dim: int, keepdim: bool) -> None:
+        self.dim = dim
+        self.keepdim = keepdim
+
+    # The chosen element's index along an axis, with keepdims.
+    indices_of: Callable[[Any, int], Any]
+
+    def forward(self, a: Any) -> Any:
+        self.input_shape = a.shape
+        if a.ndim == 0:
+            self.indices = np.zeros((), np.int64)
+            return a.copy(), self.indices.copy()
+        chosen = self.indices_of(a, self.dim).astype(np.int64)
+        values = np.take_along_axis(a, chosen, axis=self.dim)
+        indices = _drop(chosen, self.dim, self.keepdim)
+        self.indices = indices.copy()  # the caller may change the returned indices in place
+        return _drop(values, self.dim, self.keepdim), indices
+
+    def backward(self, grad: Any, grad_indices: Any = None) -> Any:
+        if grad is None or not self.input_shape:
+            return grad
+        shape, dim = self.input_shape, self.dim
+        positions = np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1))
+        chosen = positions == self.indices.reshape(reduced_shape(shape, (dim,)))
+        return _restore(grad, shape, dim, self.keepdim).where(_bool_constant(grad, chosen), 0)
+
+
+def _argmax(a: Any, axis: int) -> Any:
+    return np.argmax(a, axis=axis, keepdims=True)
+
+
+def _argmin(a: Any, axis: int) -> Any:
+    return np.argmin(a, axis=axis, keepdims=True)
+
+
+class MaxDim(_SelectAlongDim):
+    """The largest element along ``dim`` and its index (the first one)."""
+
+    node_name = "MaxBackward0"
+    indices_of = staticmethod(_argmax)
+
+
+class MinDim(_SelectAlongDim):
+    """The smallest element along ``dim`` and its index (the first one)."""
+
+    node_name = "MinBackward0"
+    indices_of = staticmethod(_argmin)
+
+
+class MedianDim(_SelectAlongDim):
+    """The lower median along ``dim`` and its index."""
+
+    node_name = "MedianBackward1"
+    indices_of = staticmethod(_median_indices)
+
+
+class _Extremum(Op):
+    """Max or min over ``dim``; ties in a slice share its gradient evenly."""
+
+    input_names = ("self",)
+    saves = ("self", "result")
+
+    def __init__(self, dim: tuple[int, ...] | None, keepdim: bool) -> None:
+        self.dim = dim
+        self.keepdim = keepdim
+
+    reduce: Callable[..., Any]
+
+    def forward(self, a: Any) -> Any:
+        self.input_shape = a.shape
+        return self.reduce(a, axis=as_axis(self.dim), keepdims=self.keepdim)
+
+    def backward(self, grad: Any) -> Any:
+        x, result = self.unpack()
+        chosen = x == _restore(result, self.input_shape, self.dim, self.keepdim)
+        grad = _restore(grad, self.input_shape, self.dim, self.keepdim)
+        return (grad / chosen.sum(self.dim, keepdim=True)).where(chosen, 0)
+
+
+class Amax(_Extremum):
+    """The maximum over ``dim``."""
+
+    reduce = staticmethod(np.amax)
+
+
+class Amin(_Extremum):
+    """The minimum over ``dim``."""
+
+    reduce = staticmethod(np.amin)
+
+
+# ---------------------------------------------------------------- logsumexp / norm
+
+
+class Logsumexp(Op):
+    """``log(sum(exp(x)))`` over ``dim``, shifted by the maximum so it cannot overflow."""
+
+    input_names = ("self",)
+    saves = ("self", "result")
+
+    def __init__(self, dim: tuple[int, ...] | None, keepdim: bool) -> None:
+        self.dim = dim
         self.keepdim = keepdim
 
     def forward(self, a: Any) -> Any:
-        self.shape = a.shape
-        count = a.size if self.dims is None else int(np.prod([a.shape[d] for d in self.dims]))
-        self.count = count
-        return np.mean(a, axis=as_axis(self.dims), keepdims=self.keepdim)
+        self.input_shape = a.shape
+        axis = as_axis(self.dim)
+        shift = np.amax(a, axis=axis, keepdims=True) if a.size else np.zeros((), a.dtype)
+        shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
+        with np.errstate(divide="ignore"):
+            total = np.log(np.sum(np.exp(a - shift), axis=axis, keepdims=True)) + shift
+        return _drop(total, self.dim, self.keepdim)
 
     def backward(self, grad: Any) -> Any:
-        return _expand_back(grad / self.count, self.shape, self.dims, self.keepdim)
+        x, result = self.unpack()
+        result = _restore(result, self.input_shape, self.dim, self.keepdim)
+        grad = _restore(grad, self.input_shape, self.dim, self.keepdim)
+        return grad * (x - result).exp()
+
+
+class VectorNorm(Op):
+    """``(sum |x|^ord)^(1/ord)`` over ``dim``; ord may be 0, inf or -inf too."""
+
+    node_name = "LinalgVectorNormBackward0"
+    input_names = ("self",)
+    saves = ("self", "result")
+
+    def __init__(
+        self, ord: float, dim: tuple[int, ...] | None, keepdim: bool, np_dtype: Any = None
+    ) -> None:
+        self.ord = ord
+        self.dim = dim
+        self.keepdim = keepdim
+        self.np_dtype = np_dtype
+
+    def forward(self, a: Any) -> Any:
+        self.input_shape = a.shape
+        if self.np_dtype is not None:
+            a = a.astype(self.np_dtype)
+        size = np.abs(a)
+        axis, keepdims, p = as_axis(self.dim), self.keepdim, self.ord
+        if p == math.inf:
+            return np.amax(size, axis=axis, keepdims=keepdims)
+        if p == -math.inf:
+            return np.amin(size, axis=axis, keepdims=keepdims)
+        if p == 0:
+            return np.sum(size != 0, axis=axis, keepdims=keepdims, dtype=size.dtype)
+        if p == 1:
+            return np.sum(size, axis=axis, keepdims=keepdims)
+        if p == 2:
+            return np.sqrt(np.sum(size * size, axis=axis, keepdims=keepdims))
+        with np.errstate(divide="ignore"):
+            return np.sum(size**p, axis=axis, keepdims=keepdims) ** (1.0 / p)
+
+    def backward(self, grad: Any) -> Any:
+        x, norm = self.unpack()
+        p = self.ord
+        if p == 0:
+            return None
+        grad = _restore(grad, self.input_shape, self.dim, self.keepdim)
+        norm = _restore(norm, self.input_shape, self.dim, self.keepdim)
+        if p == 1:
+            return x.sgn() * grad
+        if p == 2:
+            return grad * (x / norm).masked_fill(norm == 0, 0)
+        size = x.abs()
+        if math.isinf(p):
+            chosen = (size == norm) | (size != size)
+            return x.sgn() * (grad / chosen.sum(self.dim, keepdim=True)).where(chosen, 0)
+        if p < 1:
+            scaled = (x.sgn() * size.pow(p - 1)).masked_fill(x == 0, 0)
+            return scaled * grad * norm.pow(1 - p)
+        scaled = x.sgn() * size.pow(p - 1) if p < 2 else x * size.pow(p - 2)
+        return scaled * (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0)
+
+
+# ---------------------------------------------------------------- cumsum / cumprod
+
+
+def _along(a: Any) -> Any:
+    """A 0-dim array as 1-dim, so that NumPy's scans accept ``axis=0``."""
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+def _reversed_cumsum(t: Any, dim: int) -> Any:
+    """Element ``i`` is the sum of the elements ``i, i+1, ...`` of ``t`` along ``dim``."""
+    return t.flip(dim).cumsum(dim).flip(dim) if t.ndim else t
+
+
+class Cumsum(Op):
+    """Running sum along ``dim``."""
+
+    input_names = ("self",)
+
+    def __init__(self, dim: int, np_dtype: Any = None) -> None:
+        self.dim = dim
+        self.np_dtype = np_dtype
+
+    def forward(self, a: Any) -> Any:
+        return np.cumsum(_along(a), axis=self.dim, dtype=self.np_dtype).reshape(a.shape)
+
+    def backward(self, grad: Any) -> Any:
+        return _reversed_cumsum(grad, self.dim)
+
+
+class Cumprod(Op):
+    """Running product along ``dim``."""
+
+    input_names = ("self",)
+    saves = ("self", "result")
+
+    def __init__(self, dim: int, np_dtype: Any = None) -> None:
+        self.dim = dim
+        self.np_dtype = np_dtype
+
+    def forward(self, a: Any) -> Any:
+        return np.cumprod(_along(a), axis=self.dim, dtype=self.np_dtype).reshape(a.shape)
+
+    def backward(self, grad: Any) -> Any:
+        x, result = self.unpack()
+        if x.ndim == 0:
+            return grad
+        dim = self.dim
+        if not (x == 0).any():
+            return _reversed_cumsum(grad * result.conj(), dim) / x.conj()
+        # d result_j / d x_i = product of x_k for k <= j, k != i (zero for j < i).
+        size = x.shape[dim]
+        partial = _products_without_each(x, dim).cumprod(dim + 1)
+        later = np.triu(np.ones((size, size), dtype=bool))
+        later = later.reshape((size, size) + (1,) * (x.ndim - dim - 1))
+        spread = grad.reshape(tuple(x.shape[:dim]) + (1,) + tuple(x.shape[dim:]))
+        terms = (spread * partial.conj()).where(_bool_constant(x, later), 0)
+        return terms.sum(dim + 1)
+
+
+# ---------------------------------------------------------------- softmax
+
+
+def _softmax_shift(a: Any, axis: Any) -> Any:
+    return a - np.amax(a, axis=axis, keepdims=True)
+
+
+class Softmax(Op):
+    """``exp(x) / sum(exp(x))`` along ``dim``."""
+
+    input_names = ("self",)
+    saves = ("result",)
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def forward(self, a: Any) -> Any:
+        if a.size == 0:
+            return a.copy()
+        axis = self.dim if a.ndim else None
+        exp = np.exp(_softmax_shift(a, axis))
+        return exp / np.sum(exp, axis=axis, keepdims=True)
+
+    def backward(self, grad: Any) -> Any:
+        (result,) = self.unpack()
+        return result * (grad - (grad * result).sum(self.dim, keepdim=True))
+
+
+class LogSoftmax(Op):
+    """``x - logsumexp(x)`` along ``dim``."""
+
+    input_names = ("self",)
+    saves = ("result",)
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def forward(self, a: Any) -> Any:
+        if a.size == 0:
+            return a.copy()
+        axis = self.dim if a.ndim else None
+        shifted = _softmax_shift(a, axis)
+        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+    def backward(self, grad: Any) -> Any:
+        (result,) = self.unpack()
+        return grad - result.exp() * grad.sum(self.dim, keepdim=True)

@@ -24,10 +24,13 @@ def wrap_dims(dims: Dims, ndim: int) -> tuple[int, ...] | None:
         return None
     if isinstance(dims, int) or hasattr(dims, "__index__"):
         dims = (int(dims),)
-    wrapped = tuple(sorted(wrap_dim(int(d), ndim) for d in dims))
-    if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError(f"dim {wrapped} appears multiple times in the list of dims")
-    return wrapped if ndim else ()
+    wrapped = [wrap_dim(int(d), ndim) for d in dims]
+    seen = set()
+    for d in wrapped:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return tuple(sorted(wrapped)) if ndim else ()
 
 
 def reduced_shape(shape: Sequence[int], dims: Sequence[int] | None) -> tuple[int, ...]:

@@ -32,7 +32,11 @@ def apply(op: Any, *inputs: Any) -> Any:
 def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
     """Like ``apply`` with the forward's arrays given (already cast by promotion)."""
     Tensor = _tensor_module.Tensor
-    result = op.forward(*arrays)
+    if op.quiet:
+        with np.errstate(all="ignore"):
+            result = op.forward(*arrays)
+    else:
+        result = op.forward(*arrays)
     if type(result) is tuple:
         outputs = tuple(_wrap(Tensor, array) for array in result)
     else:

@@ -1,51 +1,519 @@
-"""Reduction functions (sum, mean, ...) and their Tensor methods."""
+"""Reduction functions (sum, mean, var, prod, max, norm, softmax ...) and Tensor methods.
+
+A ``dim`` argument is an int or a tuple of ints where torch takes one; ``()`` means all
+dims, as in torch. Ops that pick elements along a dim (``max``, ``min``, ``median``)
+return a ``(values, indices)`` tuple with those names, like ``torch.return_types.max``.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import math
+import warnings
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hookgrad.ops import reduction as ops
-from hookgrad.ops.util import wrap_dims
+from hookgrad.ops.util import Dims, wrap_dim, wrap_dims
 from hookgrad.tensor import dtypes
-from hookgrad.tensor.dispatch import apply
+from hookgrad.tensor import tensor as _tensor_module
+from hookgrad.tensor.dispatch import apply, wrap_constant
+
+if TYPE_CHECKING:
+    from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
+    "all",
+    "amax",
+    "amin",
+    "any",
+    "argmax",
+    "argmin",
+    "count_nonzero",
+    "cumprod",
+    "cumsum",
+    "log_softmax",
+    "logsumexp",
+    "max",
     "mean",
+    "median",
+    "min",
+    "norm",
+    "prod",
+    "softmax",
+    "std",
+    "std_mean",
     "sum",
     "sum_to_size",
+    "var",
+    "var_mean",
 ]
 
 
-def _sum_dtype(input: Any, dtype: Any) -> Any:
+class ValuesIndices(tuple):
+    """``(values, indices)`` of ``max``/``min``/``median`` along a dim, also by name.
+
+    Example::
+
+        values, indices = hookgrad.tensor([[1.0, 3.0], [4.0, 2.0]]).max(dim=1)
+        indices           # tensor([1, 0])
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, sequence: Iterable[Any]) -> ValuesIndices:
+        return super().__new__(cls, sequence)
+
+    @property
+    def values(self) -> Tensor:
+        return self[0]
+
+    @property
+    def indices(self) -> Tensor:
+        return self[1]
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        return f"torch.return_types.{name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _return_type(name: str) -> type[ValuesIndices]:
+    return type(name, (ValuesIndices,), {"__slots__": (), "__qualname__": name})
+
+
+_RETURN_TYPES = {name: _return_type(name) for name in ("max", "min", "median")}
+
+
+# ---------------------------------------------------------------- argument checks
+
+
+def _reduce_dims(input: Tensor, dim: Dims, keepdim: bool) -> tuple[int, ...] | None:
+    """None for a full reduction without keepdim, else sorted dims (``()``: all dims)."""
+    if dim is None and not keepdim:
+        return None
+    dims = wrap_dims(dim, input._data.ndim)
+    return dims if dims else tuple(range(input._data.ndim))
+
+
+def _check_nonempty(name: str, input: Tensor, dim: int, shown: int) -> None:
+    """torch's IndexError when a reduction without identity meets an empty dim."""
+    shape = input._data.shape
+    if shape and shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {shown} to have non-zero size.")
+
+
+def _check_numel(name: str, input: Tensor) -> None:
+    if input._data.size == 0:
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+
+
+def _sum_dtype(input: Tensor, dtype: Any) -> Any:
     if dtype is not None:
         return dtypes.to_dtype(dtype).np
     if input._data.dtype.kind in "biu":
-        return np.int64  # torch sums integers and bools as int64
+        return np.int64  # torch sums (and multiplies) integers and bools as int64
     return None
 
 
-def sum(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
-    """Sum over ``dim`` (an int, a tuple of ints, or all dims when None)."""
-    dims = wrap_dims(dim, input._data.ndim)
+# ---------------------------------------------------------------- sum / mean / var / std
+
+
+def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Sum over ``dim`` (an int, a tuple of ints, or all dims when None).
+
+    Example::
+
+        hookgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(0)    # tensor([4., 6.])
+    """
+    dims = _reduce_dims(input, dim, keepdim)
     return apply(ops.Sum(dims, keepdim, _sum_dtype(input, dtype)), input)
 
 
-def mean(input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
-    """Mean over ``dim``; needs a floating or complex tensor (or ``dtype``)."""
-    if dtype is not None:
-        input = input.to(dtype)
+def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Mean over ``dim``; needs a floating or complex tensor, or a floating ``dtype``."""
+    np_dtype = None if dtype is None else dtypes.to_dtype(dtype).np
+    result_dtype = input.dtype if dtype is None else dtypes.to_dtype(dtype)
+    if not (result_dtype.is_floating_point or result_dtype.is_complex):
+        which = "Input" if dtype is None else "Optional"
+        name = dtypes.legacy_name(result_dtype)
+        raise RuntimeError(
+            "mean(): could not infer output dtype. "
+            f"{which} dtype must be either a floating point or complex dtype. Got: {name}"
+        )
+    return apply(ops.Mean(_reduce_dims(input, dim, keepdim), keepdim, np_dtype), input)
+
+
+def _var_args(
+    name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any
+) -> tuple[tuple[int, ...] | None, float]:
+    """The dims and correction of var/std, accepting torch's legacy ``unbiased`` forms."""
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if isinstance(dim, bool):  # var(input, unbiased)
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}(): pass either 'unbiased' or 'correction', not both")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    dims = _reduce_dims(input, dim, keepdim)
+    shape = input._data.shape
+    count = math.prod(shape) if dims is None else math.prod(shape[d] for d in dims)
+    if count - correction <= 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
+            "the reduction factor (input numel divided by output numel).",
+            stacklevel=3,
+        )
+    return dims, correction
+
+
+def var(
+    input: Tensor,
+    dim: Dims = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+) -> Tensor:
+    """Variance over ``dim``: the mean square deviation times ``n / (n - correction)``.
+
+    ``correction`` defaults to 1 (Bessel's correction); ``unbiased=False`` means 0.
+
+    Example::
+
+        hookgrad.tensor([1.0, 2.0, 3.0, 4.0]).var()                  # tensor(1.6667)
+        hookgrad.tensor([1.0, 2.0, 3.0, 4.0]).var(correction=0)      # tensor(1.2500)
+    """
+    dims, correction = _var_args("var", input, dim, unbiased, keepdim, correction)
+    return apply(ops.Var(dims, correction, keepdim), input)
+
+
+def std(
+    input: Tensor,
+    dim: Dims = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+) -> Tensor:
+    """Standard deviation over ``dim``: the square root of :func:`var`.
+
+    Its gradient is 0 where the standard deviation is 0 (as torch's).
+    """
+    dims, correction = _var_args("std", input, dim, unbiased, keepdim, correction)
+    return apply(ops.Std(dims, correction, keepdim), input)
+
+
+def var_mean(
+    input: Tensor,
+    dim: Dims = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """``(var(input, ...), mean(input, ...))`` computed together."""
+    dims, correction = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
+    return apply(ops.VarMean(dims, correction, keepdim), input)
+
+
+def std_mean(
+    input: Tensor,
+    dim: Dims = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """``(std(input, ...), mean(input, ...))`` computed together."""
+    dims, correction = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
+    return apply(ops.StdMean(dims, correction, keepdim), input)
+
+
+# ---------------------------------------------------------------- prod
+
+
+def prod(
+    input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
+) -> Tensor:
+    """Product of all elements, or along one ``dim``.
+
+    The gradient is right where ``input`` has zeros: for one zero in a slice only that
+    element gets a gradient (the product of the others), for two or more none does.
+
+    Example::
+
+        hookgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(1)    # tensor([ 2., 12.])
+    """
+    np_dtype = _sum_dtype(input, dtype)
+    if dim is None:
+        return apply(ops.Prod(np_dtype), input)
+    return apply(ops.ProdDim(wrap_dim(dim, input._data.ndim), keepdim, np_dtype), input)
+
+
+# ---------------------------------------------------------------- max / min / median
+
+
+def _select(
+    name: str, all_op: Any, dim_op: Any, input: Tensor, dim: int | None, keepdim: bool
+) -> Any:
+    if dim is None:
+        if name != "median":
+            _check_numel(name, input)
+        return apply(all_op(), input)
+    wrapped = wrap_dim(dim, input._data.ndim)
+    _check_nonempty(name, input, wrapped, wrapped)
+    return _RETURN_TYPES[name](apply(dim_op(wrapped, keepdim), input))
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The largest element, or ``(values, indices)`` of the largest along ``dim``.
+
+    ``max(input, other)`` with a tensor ``other`` is :func:`maximum`. Over all elements,
+    tied maxima share the gradient evenly; along ``dim`` the gradient goes to the
+    returned index, the first occurrence.
+
+    Example::
+
+        x = hookgrad.tensor([[1.0, 5.0], [4.0, 2.0]])
+        x.max()                       # tensor(5.)
+        x.max(dim=1).indices          # tensor([1, 0])
+    """
+    if isinstance(dim, _tensor_module.Tensor):
+        return input.maximum(dim)
+    return _select("max", ops.Max, ops.MaxDim, input, dim, keepdim)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The smallest element, or ``(values, indices)`` along ``dim``; see :func:`max`."""
+    if isinstance(dim, _tensor_module.Tensor):
+        return input.minimum(dim)
+    return _select("min", ops.Min, ops.MinDim, input, dim, keepdim)
+
+
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median (no averaging), or ``(values, indices)`` along ``dim``.
+
+    A slice holding NaN has median NaN. Over all elements, tied medians share the
+    gradient evenly; along ``dim`` it goes to the returned index.
+
+    Example::
+
+        hookgrad.tensor([4.0, 1.0, 3.0, 2.0]).median()    # tensor(2.)
+    """
+    return _select("median", ops.Median, ops.MedianDim, input, dim, keepdim)
+
+
+def _extremum(name: str, op: Any, input: Tensor, dim: Dims, keepdim: bool) -> Tensor:
+    dims = _reduce_dims(input, dim, keepdim)
+    given = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+    if not given:
+        _check_numel(name, input)
+    for shown in given:
+        _check_nonempty(name, input, wrap_dim(shown, input._data.ndim), shown)
+    return apply(op(dims, keepdim), input)
+
+
+def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
+    """Maximum over ``dim`` (an int or tuple; all dims by default).
+
+    Unlike :func:`max` it returns no indices, and tied maxima in a slice share the
+    gradient evenly.
+    """
+    return _extremum("amax", ops.Amax, input, dim, keepdim)
+
+
+def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
+    """Minimum over ``dim``; see :func:`amax`."""
+    return _extremum("amin", ops.Amin, input, dim, keepdim)
+
+
+def _arg(name: str, pick: Any, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+    data = input._data
+    if dim is None:
+        if data.size == 0:
+            raise IndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
+        return wrap_constant(np.asarray(pick(data, keepdims=keepdim), np.int64))
+    wrapped = wrap_dim(dim, data.ndim)
+    if data.ndim == 0:
+        return wrap_constant(np.zeros((), np.int64))
+    _check_nonempty(name, input, wrapped, wrapped)
+    return wrap_constant(np.asarray(pick(data, axis=wrapped, keepdims=keepdim), np.int64))
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """The index of the largest element (first occurrence) as int64; not differentiable.
+
+    Without ``dim`` the index is into the flattened tensor.
+    """
+    return _arg("argmax", np.argmax, input, dim, keepdim)
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """The index of the smallest element (first occurrence); see :func:`argmax`."""
+    return _arg("argmin", np.argmin, input, dim, keepdim)
+
+
+# ---------------------------------------------------------------- logsumexp / norm
+
+
+def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input), dim))``, computed without overflow.
+
+    Example::
+
+        hookgrad.tensor([1000.0, 1000.0]).logsumexp(0)    # tensor(1000.6931)
+    """
+    if input._data.dtype.kind not in "fc":
+        input = input.to(dtypes.get_default_dtype())
+    return apply(ops.Logsumexp(_reduce_dims(input, dim, keepdim), keepdim), input)
+
+
+def norm(
+    input: Tensor,
+    p: float | str | None = "fro",
+    dim: Dims = None,
+    keepdim: bool = False,
+    dtype: Any = None,
+) -> Tensor:
+    """The vector ``p``-norm over ``dim`` (all elements by default).
+
+    ``p`` is a number (2, 1, ``inf``, ``-inf``, 0 counts non-zeros, any other real) or
+    ``'fro'`` (the 2-norm). At a zero vector the 2-norm's gradient is 0, as torch's.
+
+    Example::
+
+        hookgrad.tensor([3.0, 4.0]).norm()                    # tensor(5.)
+        hookgrad.tensor([3.0, -4.0]).norm(p=float("inf"))     # tensor(4.)
+    """
+    if p is None or p == "fro":
+        if dim is not None and not isinstance(dim, int) and len(tuple(dim)) > 2:
+            shown = " ".join(str(d) for d in dim)
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {shown}")
+        p = 2
+    elif isinstance(p, str):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     if input._data.dtype.kind not in "fc":
         raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating "
-            f"point or complex dtype. Got: {input.dtype.name.capitalize()}"
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {dtypes.legacy_name(input.dtype)}"
         )
-    dims = wrap_dims(dim, input._data.ndim)
-    return apply(ops.Mean(dims, keepdim), input)
+    dims = _reduce_dims(input, dim, keepdim)
+    if math.isinf(p):
+        _check_inf_norm(input, dims)
+    np_dtype = None if dtype is None else dtypes.to_dtype(dtype).np
+    return apply(ops.VectorNorm(p, dims, keepdim, np_dtype), input)
 
 
-def sum_to_size(input: Any, *size: Any) -> Any:
+def _check_inf_norm(input: Tensor, dims: tuple[int, ...] | None) -> None:
+    shape = input._data.shape
+    if dims is None and input._data.size == 0:
+        raise RuntimeError(
+            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    for dim in dims or ():
+        if shape[dim] == 0:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the inf norm on the dimension {dim}"
+                "because this dimension is empty and the operation does not have an identity"
+            )
+
+
+# ---------------------------------------------------------------- cumsum / cumprod
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running sum along ``dim``: element ``i`` is the sum of elements ``0..i``.
+
+    Example::
+
+        hookgrad.tensor([1.0, 2.0, 3.0]).cumsum(0)    # tensor([1., 3., 6.])
+    """
+    wrapped = wrap_dim(dim, input._data.ndim)
+    return apply(ops.Cumsum(wrapped, _sum_dtype(input, dtype)), input)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running product along ``dim``; the gradient is right with zeros in ``input``.
+
+    Example::
+
+        hookgrad.tensor([1.0, 2.0, 3.0]).cumprod(0)    # tensor([1., 2., 6.])
+    """
+    wrapped = wrap_dim(dim, input._data.ndim)
+    return apply(ops.Cumprod(wrapped, _sum_dtype(input, dtype)), input)
+
+
+# ---------------------------------------------------------------- softmax
+
+
+def _softmax(name: str, op: Any, input: Tensor, dim: int, dtype: Any) -> Tensor:
+    if dtype is not None:
+        input = input.to(dtype)
+    ndim = input._data.ndim
+    wrapped = wrap_dim(dim, ndim)
+    if input._data.dtype.kind not in "fc":
+        kernel = "lastdim_kernel_impl" if wrapped == _last_dim(ndim) else "kernel_impl"
+        raise NotImplementedError(
+            f"\"{name}_{kernel}\" not implemented for '{dtypes.legacy_name(input.dtype)}'"
+        )
+    return apply(op(wrapped), input)
+
+
+def _last_dim(ndim: int) -> int:
+    return ndim - 1 if ndim else 0
+
+
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``exp(input) / exp(input).sum(dim, keepdim=True)``, computed without overflow.
+
+    With ``dtype`` the input is cast to it first.
+
+    Example::
+
+        hookgrad.tensor([0.0, 0.0]).softmax(0)    # tensor([0.5000, 0.5000])
+    """
+    return _softmax("softmax", ops.Softmax, input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``log(softmax(input, dim))``, computed as ``input - logsumexp(input, dim)``."""
+    return _softmax("log_softmax", ops.LogSoftmax, input, dim, dtype)
+
+
+# ---------------------------------------------------------------- bool and counting
+
+
+def _truth(ufunc: Any, input: Tensor, dim: Dims, keepdim: bool) -> Tensor:
+    data = input._data
+    axis = wrap_dims(dim, data.ndim)
+    return wrap_constant(np.asarray(ufunc(data, axis=axis, keepdims=keepdim), np.bool_))
+
+
+def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
+    """Whether every element (along ``dim``) is non-zero, as a bool tensor."""
+    return _truth(np.all, input, dim, keepdim)
+
+
+def any(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
+    """Whether some element (along ``dim``) is non-zero, as a bool tensor."""
+    return _truth(np.any, input, dim, keepdim)
+
+
+def count_nonzero(input: Tensor, dim: Dims = None) -> Tensor:
+    """How many elements (along ``dim``, all by default) are non-zero, as int64."""
+    dims = wrap_dims(dim, input._data.ndim) or None
+    return wrap_constant(np.asarray(np.count_nonzero(input._data, axis=dims), np.int64))
+
+
+def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     """Sum ``input`` down to ``size``, which it must broadcast from."""
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     current = input._data.shape
@@ -71,4 +539,23 @@ class ReductionMethods:
 
     sum = sum
     mean = mean
+    var = var
+    std = std
+    prod = prod
+    max = max
+    min = min
+    median = median
+    amax = amax
+    amin = amin
+    argmax = argmax
+    argmin = argmin
+    logsumexp = logsumexp
+    norm = norm
+    cumsum = cumsum
+    cumprod = cumprod
+    softmax = softmax
+    log_softmax = log_softmax
+    all = all
+    any = any
+    count_nonzero = count_nonzero
     sum_to_size = sum_to_size
