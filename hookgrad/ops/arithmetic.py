@@ -95,7 +95,6 @@ class Div(Op):
     """True division (``rounding_mode=None``)."""
 
     quiet = True
-
     saves = ("self", "other")
 
     def forward(self, a: Any, b: Any) -> Any:
@@ -115,7 +114,6 @@ class DivRounding(Op):
     """Division rounded toward zero or down: piecewise constant, so zero gradient."""
 
     quiet = True
-
     node_name = "DivBackward2"
 
     def __init__(self, rounding_mode: str) -> None:
@@ -138,7 +136,6 @@ class Remainder(Op):
     """``self - floor(self / other) * other``; d/dself = 1, d/dother = -floor(self/other)."""
 
     quiet = True
-
     saves = ("self", "other")
 
     def forward(self, a: Any, b: Any) -> Any:
@@ -196,7 +193,6 @@ class PowScalar(Op):
     """``self ** exponent`` with a Python-number exponent."""
 
     quiet = True
-
     node_name = "PowBackward0"
     input_names = ("self",)
     saves = ("self",)
@@ -219,7 +215,6 @@ class Pow(Op):
     """``self ** exponent`` with a tensor exponent."""
 
     quiet = True
-
     node_name = "PowBackward1"
     input_names = ("self", "exponent")
     saves = ("self", "exponent", "result")
@@ -243,7 +238,6 @@ class RPow(Op):
     """``base ** exponent`` with a Python-number base."""
 
     quiet = True
-
     node_name = "PowBackward2"
     input_names = ("exponent",)
     saves = ("result",)
