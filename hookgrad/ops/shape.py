@@ -1,6 +1,12 @@
-"""Shape and view ops: reshape, expand, transpose, permute, squeeze, cat, split ...
+"""Shape and view ops: reshape, transpose, squeeze, cat, split, narrow, flip, pad ...
 
-Views return NumPy views of their input, so they share memory as torch's views do.
+Where torch returns a view, the forward returns a NumPy view of its input, so the two
+tensors share memory as torch's do. Dims reaching these classes are already wrapped
+(non-negative) by the tensor layer, which also checks the arguments.
+
+A backward only uses methods of the gradient tensor. Putting a gradient back into a
+larger tensor of zeros is ``new_zeros(...).slice_scatter(...)`` (or ``select_scatter`` /
+``diagonal_scatter``), as torch's own formulas do, so double backward comes for free.
 """
 
 from __future__ import annotations
@@ -12,21 +18,52 @@ import numpy as np
 from hookgrad.ops.base import Op
 
 
+def _fill_missing(grads: tuple[Any, ...], shapes: list[tuple[int, ...]]) -> list[Any]:
+    """The gradients of a multi-output op, with zeros for outputs that got none."""
+    known = next(g for g in grads if g is not None)
+    return [known.new_zeros(shape) if g is None else g for g, shape in zip(grads, shapes)]
+
+
+def _index(dim: int, key: Any) -> tuple[Any, ...]:
+    """An index tuple applying ``key`` (an int or a slice) to ``dim`` only.
+
+    The trailing ``...`` makes NumPy return a 0-d view, not a scalar, for a 1-d array.
+    """
+    return (slice(None),) * dim + (key, Ellipsis)
+
+
+# ---------------------------------------------------------------- reshape / expand
+
+
 class Reshape(Op):
-    """``view`` / ``reshape``: same elements, new shape."""
+    """``view`` / ``reshape``: the same elements in a new shape.
+
+    A view when NumPy can reshape without copying (``ViewBackward0``); otherwise
+    ``reshape`` copies (``UnsafeViewBackward0``, as torch) and ``view`` raises.
+    """
 
     node_name = "ViewBackward0"
     input_names = ("self",)
 
-    def __init__(self, shape: tuple[int, ...]) -> None:
+    def __init__(self, shape: tuple[int, ...], allow_copy: bool = True) -> None:
         self.shape = shape
+        self.allow_copy = allow_copy
 
     def forward(self, a: Any) -> Any:
-        self.input_shape = a.shape
-        return np.reshape(a, self.shape)
+        self.self_sym_sizes = a.shape
+        out = np.reshape(a, self.shape)
+        if a.size and not np.may_share_memory(out, a):
+            if not self.allow_copy:
+                raise RuntimeError(
+                    "view size is not compatible with input tensor's size and stride (at "
+                    "least one dimension spans across two contiguous subspaces). Use "
+                    ".reshape(...) instead."
+                )
+            self.node_name = "UnsafeViewBackward0"
+        return out
 
     def backward(self, grad: Any) -> Any:
-        return grad.reshape(self.input_shape)
+        return grad.reshape(self.self_sym_sizes)
 
 
 class Expand(Op):
@@ -38,8 +75,632 @@ class Expand(Op):
         self.shape = shape
 
     def forward(self, a: Any) -> Any:
-        self.input_shape = a.shape
+        self.self_sym_sizes = a.shape
         return np.broadcast_to(a, self.shape)
 
     def backward(self, grad: Any) -> Any:
-        return grad.sum_to_size(self.input_shape)
+        return grad.sum_to_size(self.self_sym_sizes)
+
+
+# ---------------------------------------------------------------- dim order
+
+
+class Transpose(Op):
+    """Swap two dims (a view)."""
+
+    input_names = ("self",)
+
+    def __init__(self, dim0: int, dim1: int) -> None:
+        self.dim0 = dim0
+        self.dim1 = dim1
+
+    def forward(self, a: Any) -> Any:
+        return np.swapaxes(a, self.dim0, self.dim1) if a.ndim else a.view()
+
+    def backward(self, grad: Any) -> Any:
+        return grad.transpose(self.dim0, self.dim1)
+
+
+class MatrixT(Op):
+    """``t()``: transpose a matrix; a vector or a scalar is returned as is (a view)."""
+
+    node_name = "TBackward0"
+    input_names = ("self",)
+
+    def forward(self, a: Any) -> Any:
+        return a.T if a.ndim == 2 else a.view()
+
+    def backward(self, grad: Any) -> Any:
+        return grad.t()
+
+
+class Permute(Op):
+    """Reorder the dims (a view); the gradient goes through the inverse permutation."""
+
+    input_names = ("self",)
+
+    def __init__(self, dims: tuple[int, ...]) -> None:
+        self.dims = dims
+
+    def forward(self, a: Any) -> Any:
+        return np.transpose(a, self.dims)
+
+    def backward(self, grad: Any) -> Any:
+        return grad.permute(tuple(np.argsort(self.dims).tolist()))
+
+
+# ---------------------------------------------------------------- squeeze / unsqueeze
+
+
+class Squeeze(Op):
+    """Remove the size-1 dims among ``dims`` (a view); ``squeeze()`` with no dim."""
+
+    input_names = ("self",)
+
+    def __init__(self, dims: tuple[int, ...]) -> None:
+        self.dims = dims
+
+    def forward(self, a: Any) -> Any:
+        self.self_sym_sizes = a.shape
+        shape = tuple(s for d, s in enumerate(a.shape) if not (d in self.dims and s == 1))
+        return np.reshape(a, shape)
+
+    def backward(self, grad: Any) -> Any:
+        return grad.reshape(self.self_sym_sizes)
+
+
+class SqueezeDim(Squeeze):
+    """``squeeze(dim)`` with one dim."""
+
+    node_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    """``squeeze(dims)`` with a tuple of dims."""
+
+    node_name = "SqueezeBackward2"
+
+
+class Unsqueeze(Op):
+    """Insert a size-1 dim at ``dim`` (a view)."""
+
+    input_names = ("self",)
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def forward(self, a: Any) -> Any:
+        return np.expand_dims(a, self.dim)
+
+    def backward(self, grad: Any) -> Any:
+        return grad.squeeze(self.dim)
+
+
+# ---------------------------------------------------------------- joining and splitting
+
+
+class Cat(Op):
+    """Concatenate along ``dim``; each input's gradient is its slice of ``grad``.
+
+    ``skip`` marks legacy empty inputs (shape ``(0,)``) that torch leaves out.
+    """
+
+    input_names = ("tensors",)
+
+    def __init__(self, dim: int, skip: tuple[bool, ...]) -> None:
+        self.dim = dim
+        self.skip = skip
+
+    def forward(self, *arrays: Any) -> Any:
+        kept = [a for a, skip in zip(arrays, self.skip) if not skip]
+        self.sizes = [0 if skip else a.shape[self.dim] for a, skip in zip(arrays, self.skip)]
+        return np.concatenate(kept, axis=self.dim)
+
+    def backward(self, grad: Any) -> Any:
+        grads: list[Any] = []
+        start = 0
+        for size, skip, needed in zip(self.sizes, self.skip, self.needs_input_grad):
+            if not needed:
+                grads.append(None)
+            elif skip:
+                grads.append(grad.new_zeros((0,)))
+            else:
+                grads.append(grad.narrow(self.dim, start, size))
+            start += size
+        return tuple(grads)
+
+
+class Stack(Op):
+    """Stack same-shaped tensors along a new dim; the gradient is unbound along it."""
+
+    input_names = ("tensors",)
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def forward(self, *arrays: Any) -> Any:
+        return np.stack(arrays, axis=self.dim)
+
+    def backward(self, grad: Any) -> Any:
+        grads = grad.unbind(self.dim)
+        return tuple(g if needed else None for g, needed in zip(grads, self.needs_input_grad))
+
+
+class Split(Op):
+    """Split ``dim`` into pieces of ``split_size`` (the last may be smaller); views."""
+
+    input_names = ("self",)
+
+    def __init__(self, dim: int, sizes: tuple[int, ...], split_size: int) -> None:
+        self.dim = dim
+        self.sizes = sizes
+        self.split_size = split_size
+
+    def forward(self, a: Any) -> Any:
+        self.self_sym_sizes = a.shape
+        bounds = np.cumsum(self.sizes)[:-1]
+        pieces = tuple(np.split(a, bounds, axis=self.dim))
+        self.output_shapes = [p.shape for p in pieces]
+        return pieces
+
+    def backward(self, *grad_outputs: Any) -> Any:
+        grads = _fill_missing(grad_outputs, self.output_shapes)
+        return grads[0]._cat(grads, self.dim)
+
+
+class SplitWithSizes(Split):
+    """Split ``dim`` into pieces of the given sizes (views)."""
+
+    def __init__(self, dim: int, sizes: tuple[int, ...]) -> None:
+        self.dim = dim
+        self.sizes = self.split_sizes = sizes
+
+
+class Unbind(Op):
+    """All slices along ``dim``, each without that dim (views)."""
+
+    input_names = ("self",)
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def forward(self, a: Any) -> Any:
+        pieces = tuple(a[_index(self.dim, i)] for i in range(a.shape[self.dim]))
+        shape = a.shape[: self.dim] + a.shape[self.dim + 1 :]
+        self.output_shapes = [shape] * len(pieces)
+        return pieces
+
+    def backward(self, *grad_outputs: Any) -> Any:
+        grads = _fill_missing(grad_outputs, self.output_shapes)
+        return grads[0]._stack(grads, self.dim)
+
+
+# ---------------------------------------------------------------- slices of one dim
+
+
+class Slice(Op):
+    """``start:end:step`` along ``dim`` (a view): ``narrow``, ``tensor_split``."""
+
+    node_name = "SliceBackward0"
+    input_names = ("self",)
+
+    def __init__(self, dim: int, start: int, end: int, step: int = 1) -> None:
+        self.dim = dim
+        self.start = start
+        self.end = end
+        self.step = step
+
+    def forward(self, a: Any) -> Any:
+        self.self_sym_sizes = a.shape
+        return a[_index(self.dim, slice(self.start, self.end, self.step))]
+
+    def backward(self, grad: Any) -> Any:
+        zeros = grad.new_zeros(self.self_sym_sizes)
+        return zeros.slice_scatter(grad, self.dim, self.start, self.end, self.step)
+
+
+class Select(Op):
+    """Index ``index`` of ``dim``, which disappears (a view)."""
+
+    input_names = ("self",)
+
+    def __init__(self, dim: int, index: int) -> None:
+        self.dim = dim
+        self.index = index
+
+    def forward(self, a: Any) -> Any:
+        self.self_sym_sizes = a.shape
+        return a[_index(self.dim, self.index)]
+
+    def backward(self, grad: Any) -> Any:
+        zeros = grad.new_zeros(self.self_sym_sizes)
+        return zeros.select_scatter(grad, self.dim, self.index)
+
+
+def _strided_slice(grad: Any, dim: int, start: int, end: int, step: int) -> Any:
+    """``grad[start:end:step]`` along ``dim``, written with differentiable methods."""
+    count = len(range(start, end, step))
+    if step == 1:
+        return grad.narrow(dim, start, count)
+    span = count * step
+    size = grad.shape[dim]
+    if start + span > size:
+        # Zeros after the end, so that the span splits into ``count`` rows of ``step``.
+        shape = list(grad.shape)
+        shape[dim] = start + span
+        grad = grad.new_zeros(shape).slice_scatter(grad, dim, 0, size)
+    return grad.narrow(dim, start, span).unflatten(dim, (count, step)).select(dim + 1, 0)
+
+
+class SliceScatter(Op):
+    """A copy of ``self`` with ``src`` written into ``start:end:step`` of ``dim``."""
+
+    input_names = ("self", "src")
+
+    def __init__(self, dim: int, start: int, end: int, step: int) -> None:
+        self.dim = dim
+        self.start = start
+        self.end = end
+        self.step = step
+
+    def forward(self, a: Any, src: Any) -> Any:
+        self.src_shape = src.shape
+        out = a.copy()
+        out[_index(self.dim, slice(self.start, self.end, self.step))] = src
+        return out
+
+    def backward(self, grad: Any) -> Any:
+        dim, start, end, step = self.dim, self.start, self.end, self.step
+        grad_self = grad_src = None
+        if self.needs_input_grad[0]:
+            grad_self = grad.slice_scatter(grad.new_zeros(self.src_shape), dim, start, end, step)
+        if self.needs_input_grad[1]:
+            grad_src = _strided_slice(grad, dim, start, end, step)
+        return grad_self, grad_src
+
+
+class SelectScatter(Op):
+    """A copy of ``self`` with ``src`` written into index ``index`` of ``dim``."""
+
+    input_names = ("self", "src")
+
+    def __init__(self, dim: int, index: int) -> None:
+        self.dim = dim
+        self.index = index
+
+    def forward(self, a: Any, src: Any) -> Any:
+        self.src_shape = src.shape
+        out = a.copy()
+        out[_index(self.dim, self.index)] = src
+        return out
+
+    def backward(self, grad: Any) -> Any:
+        grad_self = grad_src = None
+        if self.needs_input_grad[0]:
+            zeros = grad.new_zeros(self.src_shape)
+            grad_self = grad.select_scatter(zeros, self.dim, self.index)
+        if self.needs_input_grad[1]:
+            grad_src = grad.select(self.dim, self.index)
+        return grad_self, grad_src
+
+
+# ---------------------------------------------------------------- diagonals
+
+
+def _diagonal_view(a: Any, offset: int, dim1: int, dim2: int) -> Any:
+    """A (writable) view of a diagonal of ``a``: the other dims, then the diagonal."""
+    row, col = (0, offset) if offset >= 0 else (-offset, 0)
+    length = max(0, min(a.shape[dim1] - row, a.shape[dim2] - col))
+    index = [slice(None)] * a.ndim
+    index[dim1] = slice(min(row, a.shape[dim1]), None)
+    index[dim2] = slice(min(col, a.shape[dim2]), None)
+    corner = a[tuple(index)]
+    keep = [d for d in range(a.ndim) if d not in (dim1, dim2)]
+    shape = tuple(a.shape[d] for d in keep) + (length,)
+    strides = tuple(a.strides[d] for d in keep) + (a.strides[dim1] + a.strides[dim2],)
+    return np.lib.stride_tricks.as_strided(corner, shape, strides)
+
+
+class Diagonal(Op):
+    """The diagonal ``offset`` of the matrices over ``dim1``, ``dim2`` (a view)."""
+
+    input_names = ("self",)
+
+    def __init__(self, offset: int, dim1: int, dim2: int) -> None:
+        self.offset = offset
+        self.dim1 = dim1
+        self.dim2 = dim2
+
+    def forward(self, a: Any) -> Any:
+        self.self_sym_sizes = a.shape
+        return _diagonal_view(a, self.offset, self.dim1, self.dim2)
+
+    def backward(self, grad: Any) -> Any:
+        zeros = grad.new_zeros(self.self_sym_sizes)
+        return zeros.diagonal_scatter(grad, self.offset, self.dim1, self.dim2)
+
+
+class DiagonalCopy(Diagonal):
+    """``diag`` of a matrix: like ``diagonal`` but a copy (torch's node name)."""
+
+    node_name = "DiagonalBackward0_copy"
+
+    def forward(self, a: Any) -> Any:
+        return super().forward(a).copy()
+
+
+class DiagonalScatter(Op):
+    """A copy of ``self`` with ``src`` written into a diagonal."""
+
+    input_names = ("self", "src")
+
+    def __init__(self, offset: int, dim1: int, dim2: int) -> None:
+        self.offset = offset
+        self.dim1 = dim1
+        self.dim2 = dim2
+
+    def forward(self, a: Any, src: Any) -> Any:
+        self.src_shape = src.shape
+        out = a.copy()
+        _diagonal_view(out, self.offset, self.dim1, self.dim2)[...] = src
+        return out
+
+    def backward(self, grad: Any) -> Any:
+        offset, dim1, dim2 = self.offset, self.dim1, self.dim2
+        grad_self = grad_src = None
+        if self.needs_input_grad[0]:
+            zeros = grad.new_zeros(self.src_shape)
+            grad_self = grad.diagonal_scatter(zeros, offset, dim1, dim2)
+        if self.needs_input_grad[1]:
+            grad_src = grad.diagonal(offset, dim1, dim2)
+        return grad_self, grad_src
+
+
+class DiagEmbed(Op):
+    """Matrices (over new dims ``dim1``, ``dim2``) with the last dim as diagonal ``offset``."""
+
+    input_names = ("self",)
+
+    def __init__(self, offset: int, dim1: int, dim2: int) -> None:
+        self.offset = offset
+        self.dim1 = dim1
+        self.dim2 = dim2
+
+    def forward(self, a: Any) -> Any:
+        size = a.shape[-1] + abs(self.offset)
+        shape = list(a.shape[:-1])
+        for dim in sorted((self.dim1, self.dim2)):
+            shape.insert(dim, size)
+        out = np.zeros(shape, a.dtype)
+        _diagonal_view(out, self.offset, self.dim1, self.dim2)[...] = a
+        return out
+
+    def backward(self, grad: Any) -> Any:
+        return grad.diagonal(self.offset, self.dim1, self.dim2)
+
+
+class Tril(Op):
+    """The lower triangle (at and below diagonal ``diagonal``) of the last two dims."""
+
+    input_names = ("self",)
+
+    def __init__(self, diagonal: int) -> None:
+        self.diagonal = diagonal
+
+    def forward(self, a: Any) -> Any:
+        return np.tril(a, self.diagonal)
+
+    def backward(self, grad: Any) -> Any:
+        return grad.tril(self.diagonal)
+
+
+class Triu(Op):
+    """The upper triangle (at and above diagonal ``diagonal``) of the last two dims."""
+
+    input_names = ("self",)
+
+    def __init__(self, diagonal: int) -> None:
+        self.diagonal = diagonal
+
+    def forward(self, a: Any) -> Any:
+        return np.triu(a, self.diagonal)
+
+    def backward(self, grad: Any) -> Any:
+        return grad.triu(self.diagonal)
+
+
+# ---------------------------------------------------------------- reordering copies
+
+
+class Flip(Op):
+    """Reverse the order along ``dims`` (a copy, as torch)."""
+
+    input_names = ("self",)
+
+    def __init__(self, dims: tuple[int, ...]) -> None:
+        self.dims = dims
+
+    def forward(self, a: Any) -> Any:
+        return np.flip(a, self.dims).copy()
+
+    def backward(self, grad: Any) -> Any:
+        return grad.flip(self.dims)
+
+
+class Roll(Op):
+    """Shift elements cyclically along ``dims``; no dims: along the flattened tensor."""
+
+    input_names = ("self",)
+
+    def __init__(self, shifts: tuple[int, ...], dims: tuple[int, ...]) -> None:
+        self.shifts = shifts
+        self.dims = dims
+
+    def forward(self, a: Any) -> Any:
+        if not self.dims:
+            return np.roll(a, self.shifts[0])
+        return np.roll(a, self.shifts, self.dims)
+
+    def backward(self, grad: Any) -> Any:
+        back = tuple(-shift for shift in self.shifts)
+        return grad.roll(back, self.dims) if self.dims else grad.roll(back[0])
+
+
+class Repeat(Op):
+    """Tile the tensor ``repeats[i]`` times along each dim (leading 1s added)."""
+
+    input_names = ("self",)
+
+    def __init__(self, repeats: tuple[int, ...]) -> None:
+        self.repeats = repeats
+
+    def forward(self, a: Any) -> Any:
+        self.self_sym_sizes = a.shape
+        return np.tile(a, self.repeats)
+
+    def backward(self, grad: Any) -> Any:
+        if not self.repeats:
+            return grad
+        shape = (1,) * (len(self.repeats) - len(self.self_sym_sizes)) + self.self_sym_sizes
+        # Each output dim r*s splits into (r, s); summing the r dims undoes the tiling.
+        split = [n for pair in zip(self.repeats, shape) for n in pair]
+        summed = grad.reshape(split).sum(tuple(range(0, len(split), 2)))
+        return summed.reshape(self.self_sym_sizes)
+
+
+# ---------------------------------------------------------------- padding
+
+
+class ConstantPad(Op):
+    """Pad with ``value`` (``pad`` as in torch: last dim first; negative pads crop)."""
+
+    node_name = "ConstantPadNdBackward0"
+    input_names = ("self",)
+
+    def __init__(self, pad: tuple[int, ...], value: Any) -> None:
+        self.pad = pad
+        self.value = value
+
+    def _widths(self, ndim: int) -> list[tuple[int, int]]:
+        """``(before, after)`` for every dim, first dim first."""
+        widths = [(0, 0)] * ndim
+        for k in range(len(self.pad) // 2):
+            widths[ndim - 1 - k] = (self.pad[2 * k], self.pad[2 * k + 1])
+        return widths
+
+    def forward(self, a: Any) -> Any:
+        widths = self._widths(a.ndim)
+        shape = tuple(size + before + after for size, (before, after) in zip(a.shape, widths))
+        kept = tuple(
+            slice(max(-before, 0), size - max(-after, 0))
+            for size, (before, after) in zip(a.shape, widths)
+        )
+        inner = tuple(
+            slice(max(before, 0), size - max(after, 0))
+            for size, (before, after) in zip(shape, widths)
+        )
+        out = np.full(shape, self.value, a.dtype)
+        out[inner] = a[kept]
+        return out
+
+    def backward(self, grad: Any) -> Any:
+        for dim, (before, after) in enumerate(self._widths(grad.ndim)):
+            if before or after:
+                grad = _unpad(grad, dim, before, after)
+        return grad
+
+
+def _unpad(grad: Any, dim: int, before: int, after: int) -> Any:
+    """Undo a constant pad of ``dim``: drop what was added, put zeros where it cropped."""
+    size = grad.shape[dim]
+    start = max(before, 0)
+    grad = grad.narrow(dim, start, size - start - max(after, 0))
+    if before < 0 or after < 0:
+        shape = list(grad.shape)
+        shape[dim] += max(-before, 0) + max(-after, 0)
+        start = max(-before, 0)
+        grad = grad.new_zeros(shape).slice_scatter(grad, dim, start, start + grad.shape[dim])
+    return grad
+
+
+def _pad_index(mode: str, size: int, before: int, after: int) -> np.ndarray:
+    """For each output position of a padded dim, the input position it copies."""
+    if mode == "circular":
+        # torch crops first, then wraps around what is left.
+        start = max(-before, 0)
+        kept = size - start - max(-after, 0)
+        out = np.arange(kept + max(before, 0) + max(after, 0))
+        return start + (out - max(before, 0)) % max(kept, 1)
+    position = np.arange(size + before + after) - before
+    if mode == "reflect":
+        return np.where(position < 0, -position, np.minimum(position, 2 * (size - 1) - position))
+    return np.clip(position, 0, size - 1)
+
+
+def _runs(index: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Split an index map into runs ``(start, length, first, step)``, step in -1, 0, 1."""
+    runs = []
+    start = 0
+    while start < len(index):
+        step = int(index[start + 1] - index[start]) if start + 1 < len(index) else 1
+        if step not in (-1, 0, 1):
+            step = 1
+        end = start + 1
+        while end < len(index) and index[end] - index[end - 1] == step:
+            end += 1
+        runs.append((start, end - start, int(index[start]), step))
+        start = end
+    return runs
+
+
+def _take_backward(grad: Any, dim: int, index: np.ndarray, size: int) -> Any:
+    """The gradient of ``take(x, index, dim)``: each run of ``index`` adds its slice of
+    ``grad`` (flipped for a descending run, summed for a constant one) into zeros."""
+    shape = list(grad.shape)
+    shape[dim] = size
+    total = None
+    for start, length, first, step in _runs(index):
+        piece = grad.narrow(dim, start, length)
+        low = first
+        if step == -1:
+            piece = piece.flip(dim)
+            low = first - length + 1
+        elif step == 0:
+            piece = piece.sum(dim, keepdim=True)
+        part = grad.new_zeros(shape).slice_scatter(piece, dim, low, low + piece.shape[dim])
+        total = part if total is None else total + part
+    return grad.new_zeros(shape) if total is None else total
+
+
+class IndexPad(Op):
+    """``reflect``, ``replicate`` or ``circular`` padding: every output element copies
+    one input element, so the gradient sums the copies back."""
+
+    input_names = ("self",)
+
+    def __init__(self, mode: str, padding: tuple[int, ...]) -> None:
+        self.mode = mode
+        self.padding = padding
+        dims = len(padding) // 2
+        if mode == "circular":
+            self.node_name = "CopySlices"  # torch pads circularly with in-place copies
+        else:
+            kind = "Reflection" if mode == "reflect" else "Replication"
+            self.node_name = f"{kind}Pad{dims}DBackward0"
+
+    def forward(self, a: Any) -> Any:
+        self.steps = []
+        for k in range(len(self.padding) // 2):
+            before, after = self.padding[2 * k], self.padding[2 * k + 1]
+            if before == 0 and after == 0:
+                continue
+            dim = a.ndim - 1 - k
+            index = _pad_index(self.mode, a.shape[dim], before, after)
+            self.steps.append((dim, index, a.shape[dim]))
+            a = np.take(a, index, axis=dim)
+        return a if self.steps else a.copy()
+
+    def backward(self, grad: Any) -> Any:
+        for dim, index, size in reversed(self.steps):
+            grad = _take_backward(grad, dim, index, size)
+        return grad
