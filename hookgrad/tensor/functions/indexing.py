@@ -1,27 +1,640 @@
-"""Indexing functions (``[]``, gather, scatter, masked_fill ...) and Tensor methods."""
+"""Indexing functions (``[]``, index_put, gather, scatter, masks, take ...) and Tensor methods.
+
+``tensor[index]`` follows torch: ints select (a view), slices slice (a view, steps > 0),
+None inserts a dim, ``...`` skips dims, and int / bool tensors or lists index
+"advanced" (a copy). torch applies the basic part first and then the advanced part to
+that view, with NumPy's rule for where the advanced dims go (in front when a slice
+separates them); ``_parse_index`` turns the index into an ``ops.indexing.Key`` that
+does the same.
+"""
 
 from __future__ import annotations
 
+import warnings
+from operator import index as _as_int
 from typing import Any
 
+import numpy as np
+
 from hookgrad.ops import indexing as ops
+from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
-from hookgrad.tensor.dispatch import apply
+from hookgrad.tensor import tensor as _tensor_module
+from hookgrad.tensor.dispatch import apply, wrap_constant
 
 __all__ = [
+    "argwhere",
+    "gather",
+    "index_add",
+    "index_put",
+    "index_select",
     "masked_fill",
+    "masked_select",
+    "nonzero",
+    "scatter",
+    "scatter_add",
+    "take",
+    "take_along_dim",
 ]
+
+_INT_KINDS = "iu"
+_SEQUENCE_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+    "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will "
+    "be interpreted as tensor index, x[torch.tensor(seq)], which will result either in an "
+    "error or a different result"
+)
+# The C++ type names torch prints in masked_fill's mask-dtype error.
+_CPP_TYPE_NAMES = {
+    "int32": "int",
+    "int64": "long int",
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+
+
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, _tensor_module.Tensor)
+
+
+def _type_name(dtype: dtypes.dtype) -> str:
+    """torch's scalar type name: ``Float``, ``Long``, ``ComplexDouble`` ..."""
+    return dtype.type_name[3:-4]
+
+
+# ---------------------------------------------------------------- parsing an index
+
+
+def _index_array(item: Any) -> np.ndarray:
+    """A tensor, array or (nested) list used as an index, as a NumPy int or bool array."""
+    if _is_tensor(item) or isinstance(item, np.ndarray):
+        # NOTE: a copy, so that changing the index tensor later cannot change the backward.
+        array = np.array(item._data if _is_tensor(item) else item)
+    else:
+        array = np.array(item)
+        if array.dtype != np.bool_:
+            array = array.astype(np.int64)  # torch reads a list index as a long tensor
+    if array.dtype != np.bool_ and array.dtype.kind not in _INT_KINDS:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return array
+
+
+def _sequence_as_tuple(index: Any) -> bool:
+    """torch's legacy rule: a short list holding slices, lists, tensors ... is a tuple."""
+    if type(index) is not list or len(index) >= 32:
+        return False
+    Tensor = _tensor_module.Tensor
+    return any(
+        item is None
+        or item is Ellipsis
+        or isinstance(item, (list, tuple, slice, Tensor, np.ndarray))
+        for item in index
+    )
+
+
+def _items(index: Any, ndim: int) -> tuple[list[Any], int]:
+    """The entries of ``index`` as ints, slices, None, ``...`` or arrays; dims they use."""
+    items: list[Any] = []
+    consumed = 0
+    for item in index:
+        if item is None or item is Ellipsis:
+            items.append(item)
+            continue
+        if isinstance(item, slice):
+            if ndim == 0:
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            items.append(_int_slice(item))
+            consumed += 1
+            continue
+        if isinstance(item, (bool, np.bool_)):
+            items.append(np.asarray(item))
+            continue
+        if isinstance(item, (int, np.integer)):
+            item = int(item)
+            if ndim == 0:
+                raise IndexError(
+                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                )
+        elif _is_tensor(item) or isinstance(item, (list, tuple, np.ndarray)):
+            item = _index_array(item)
+            if item.ndim == 0 and item.dtype != np.bool_:
+                item = int(item)  # a 0-dim int tensor selects like an int
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                f"Variables are valid indices (got {type(item).__name__})"
+            )
+        items.append(item)
+        is_mask = isinstance(item, np.ndarray) and item.dtype == np.bool_
+        consumed += item.ndim if is_mask else 1
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    return items, consumed
+
+
+def _int_slice(item: slice) -> slice:
+    """``item`` with int bounds, checking the step as torch does."""
+    try:
+        start, stop, step = (
+            None if v is None else _as_int(v) for v in (item.start, item.stop, item.step)
+        )
+    except TypeError:
+        raise TypeError(
+            "slice indices must be integers or None or have an __index__ method"
+        ) from None
+    if step is not None and step <= 0:
+        raise ValueError(
+            "slice step cannot be zero" if step == 0 else "step must be greater than zero"
+        )
+    return slice(start, stop, step)
+
+
+def _is_full(item: slice, size: int) -> bool:
+    """Whether torch skips this slice inside a tuple (it keeps the whole dim)."""
+    return (
+        item.start in (None, 0)
+        and (item.stop is None or item.stop >= size)
+        and item.step in (None, 1)
+    )
+
+
+def _parse_index(index: Any, shape: tuple[int, ...]) -> ops.Key:
+    """Turn a Python index for a tensor of ``shape`` into a ``Key``, with torch's errors."""
+    bare_slice = type(index) is slice
+    if type(index) is not tuple:
+        if _sequence_as_tuple(index):
+            warnings.warn(_SEQUENCE_WARNING, UserWarning, stacklevel=4)
+            index = tuple(index)
+        else:
+            index = (index,)
+    ndim = len(shape)
+    items, consumed = _items(index, ndim)
+    basic: list[Any] = []
+    advanced: list[tuple[int, np.ndarray, int]] = []  # (dim of the view, indices, size)
+    masks: list[tuple[np.ndarray, int]] = []
+    src = out = inserted = 0  # dims used of the input, dims made in the view, Nones
+    node_name = "AliasBackward0"
+    for item in items:
+        if item is None:
+            basic.append(None)
+            out += 1
+            inserted += 1
+            node_name = "UnsqueezeBackward0"
+        elif item is Ellipsis:
+            skip = max(0, min(ndim - consumed, ndim - src))
+            basic.extend((slice(None),) * skip)
+            src += skip
+            out += skip
+        elif type(item) is int:
+            size = shape[src]
+            if not -size <= item < size:
+                raise IndexError(
+                    f"index {item} is out of bounds for dimension {src + inserted} with size {size}"
+                )
+            basic.append(item)
+            src += 1
+            node_name = "SelectBackward0"
+        elif type(item) is slice:
+            basic.append(item)
+            if bare_slice or not _is_full(item, shape[src]):
+                node_name = "SliceBackward0"
+            src += 1
+            out += 1
+        elif item.ndim == 0:  # a bool: a new dim of length 1, kept (True) or not (False)
+            basic.append(None)
+            advanced.append((out, np.zeros(int(item), np.int64), 1))
+            out += 1
+        elif item.dtype == np.bool_:
+            masks.append((item, out))
+            basic.extend((slice(None),) * item.ndim)
+            sizes = shape[src : src + item.ndim]
+            advanced.extend(zip(range(out, out + item.ndim), np.nonzero(item), sizes))
+            src += item.ndim
+            out += item.ndim
+        else:
+            basic.append(slice(None))
+            advanced.append((out, item, shape[src]))
+            src += 1
+            out += 1
+    basic.append(Ellipsis)
+    if not advanced:
+        return ops.Key(tuple(basic), None, node_name)
+    _check_masks(masks, shape, tuple(basic))
+    _check_advanced(advanced)
+    key: list[Any] = [slice(None)] * (advanced[-1][0] + 1)
+    for dim, array, _ in advanced:
+        key[dim] = array
+    return ops.Key(tuple(basic), tuple(key), "IndexBackward0")
+
+
+def _check_masks(masks: list[tuple[np.ndarray, int]], shape: tuple, basic: tuple) -> None:
+    for mask, dim in masks:
+        view_shape = np.broadcast_to(np.empty((), np.bool_), shape)[basic].shape
+        for j, size in enumerate(mask.shape):
+            if view_shape[dim + j] != size:
+                raise IndexError(
+                    f"The shape of the mask {list(mask.shape)} at index {j} does not match "
+                    f"the shape of the indexed tensor {list(view_shape)} at index {dim + j}"
+                )
+
+
+def _check_advanced(advanced: list[tuple[int, np.ndarray, int]]) -> None:
+    """Index tensors must broadcast together and stay in bounds (torch's messages)."""
+    arrays = [array for _, array, _ in advanced]
+    try:
+        if len(arrays) > 1:
+            np.broadcast_shapes(*(array.shape for array in arrays))
+    except ValueError:
+        shapes = ", ".join(str(list(array.shape)) for array in arrays)
+        raise IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+        ) from None
+    if all(
+        array.size == 0 or (-size <= array.min() and array.max() < size)
+        for _, array, size in advanced
+    ):
+        return
+    # torch reports the first element (in broadcast order) whose index is out of range.
+    broadcast = np.broadcast_arrays(*arrays)
+    bad = [(array < -size) | (array >= size) for array, (_, _, size) in zip(broadcast, advanced)]
+    first = int(np.argmax(np.any(bad, axis=0)))
+    position = next(i for i, b in enumerate(bad) if b.flat[first])
+    raise IndexError(
+        f"index {broadcast[position].flat[first]} is out of bounds for dimension {position} "
+        f"with size {advanced[position][2]}"
+    )
+
+
+# ---------------------------------------------------------------- [] and index_put
+
+
+def _getitem(input: Any, index: Any) -> Any:
+    """``input[index]`` as torch reads it (see the module docstring)."""
+    return apply(ops.Index(_parse_index(index, input._data.shape)), input)
+
+
+def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
+    """``input`` with ``values`` written at ``input[indices]`` (a new tensor).
+
+    ``indices`` is a tuple of int or bool tensors, as in ``input[indices]``. With
+    ``accumulate=True`` values at repeated positions are added up (and added to the
+    input). Example::
+
+        hookgrad.index_put(x, (hookgrad.tensor([0, 0]),), hookgrad.tensor(1.0), True)
+    """
+    for i, item in enumerate(indices):
+        if not _is_tensor(item):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 1, but got {type(item).__name__}"
+            )
+    if not _is_tensor(values):
+        raise TypeError(
+            "index_put(): argument 'values' (position 3) must be Tensor, not "
+            f"{type(values).__name__}"
+        )
+    if values.dtype is not input.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_type_name(input.dtype)} for the destination and {_type_name(values.dtype)} "
+            "for the source."
+        )
+    shape = input._data.shape
+    consumed = sum(max(item.ndim, 1) if item.dtype is dtypes.bool_ else 1 for item in indices)
+    if consumed > len(shape):
+        raise IndexError(
+            f"too many indices for tensor of dimension {len(shape)} (got {len(indices)})"
+        )
+    key = _parse_index(tuple(indices), shape)
+    target = key.get(np.broadcast_to(np.empty((), np.bool_), shape)).shape
+    if not _broadcasts_to(values._data.shape, target):
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(values._data.shape)} cannot be "
+            f"broadcast to indexing result of shape {list(target)}"
+        )
+    return apply(ops.IndexPut(key, bool(accumulate)), input, values)
+
+
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
+
+
+# ---------------------------------------------------------------- gather / scatter
+
+
+def _check_index_dtype(index: Any, name: str) -> None:
+    if index.dtype not in (dtypes.int32, dtypes.int64):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+
+
+def _check_in_range(index: np.ndarray, dim: int, size: int) -> None:
+    """Indices must lie in ``[0, size)``; torch names the first one that does not."""
+    if index.size and (index.min() < 0 or index.max() >= size):
+        bad = index[(index < 0) | (index >= size)].flat[0]
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def _size(shape: tuple[int, ...], dim: int) -> int:
+    """``shape[dim]``, with a 0-dim tensor read as having one element."""
+    return shape[dim] if shape else 1
+
+
+def gather(input: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Any:
+    """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and alike for other dims).
+
+    ``index`` is an int tensor with as many dims as ``input``, no larger than it except
+    along ``dim``; ``out`` has ``index``'s shape. Example::
+
+        hookgrad.tensor([[1, 2], [3, 4]]).gather(1, hookgrad.tensor([[0, 0], [1, 0]]))
+        # tensor([[1, 1], [4, 3]])
+    """
+    shape, index_shape = input._data.shape, index._data.shape
+    dim = wrap_dim(dim, len(shape))
+    _check_index_dtype(index, "gather")
+    if max(len(index_shape), 1) != max(len(shape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d, size in enumerate(index_shape):
+        if d != dim and size > shape[d]:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index_shape)} to be "
+                f"no larger than self {list(shape)} apart from dimension {dim}"
+            )
+    _check_in_range(index._data, dim, _size(shape, dim))
+    return apply(ops.Gather(dim), input, index)
+
+
+def _check_scatter(input: Any, dim: int, index: Any, src: Any) -> int:
+    """torch's checks for scatter / scatter_add; returns ``dim`` made non-negative."""
+    shape, index_shape = input._data.shape, index._data.shape
+    dim = wrap_dim(dim, len(shape))
+    _check_index_dtype(index, "scatter")
+    if src is not None and src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if max(len(index_shape), 1) != max(len(shape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if src is None:
+        for d, size in enumerate(index_shape):
+            if d != dim and size > shape[d]:
+                raise RuntimeError(
+                    f"Expected index {list(index_shape)} to be no larger than self "
+                    f"{list(shape)} apart from dimension {dim}"
+                )
+    else:
+        src_shape = src._data.shape
+        if max(len(index_shape), 1) != max(len(src_shape), 1):
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        for d, size in enumerate(index_shape):
+            if (d != dim and size > shape[d]) or size > src_shape[d]:
+                raise RuntimeError(
+                    f"Expected index {list(index_shape)} to be no larger than self "
+                    f"{list(shape)} apart from dimension {dim} and to be no larger size than "
+                    f"src {list(src_shape)}"
+                )
+    _check_in_range(index._data, dim, _size(shape, dim))
+    return dim
+
+
+def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Any:
+    """``input`` with ``src[i][j]`` written at ``[index[i][j]][j]`` for ``dim=0`` (a copy).
+
+    ``src`` may be a tensor (of ``input``'s dtype) or a number (also ``value=``). Where
+    ``index`` repeats a position, which value lands there is unspecified, as in torch.
+    Example::
+
+        hookgrad.zeros(2, 3).scatter(1, hookgrad.tensor([[2], [0]]), 1.0)
+        # tensor([[0., 0., 1.], [1., 0., 0.]])
+    """
+    if not _is_tensor(src):
+        value = src if src is not None else value
+        if value is None:
+            raise TypeError("scatter() missing required argument 'src' or 'value'")
+        dim = _check_scatter(input, dim, index, None)
+        return apply(ops.ScatterValue(dim, value), input, index)
+    dim = _check_scatter(input, dim, index, src)
+    return apply(ops.Scatter(dim), input, index, src)
+
+
+def scatter_add(input: Any, dim: int, index: Any, src: Any) -> Any:
+    """``input`` plus ``src[i][j]`` added at ``[index[i][j]][j]`` for ``dim=0`` (a copy).
+
+    Repeated positions in ``index`` add up. Example::
+
+        hookgrad.zeros(3).scatter_add(0, hookgrad.tensor([0, 0, 2]), hookgrad.ones(3))
+        # tensor([2., 0., 1.])
+    """
+    if not _is_tensor(src):
+        raise TypeError(
+            f"scatter_add(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}"
+        )
+    dim = _check_scatter(input, dim, index, src)
+    return apply(ops.ScatterAdd(dim), input, index, src)
+
+
+# ---------------------------------------------------------------- index_select / index_add
+
+
+def index_select(input: Any, dim: int, index: Any) -> Any:
+    """The slices of ``input`` along ``dim`` at the positions in the vector ``index``.
+
+    Example: ``x.index_select(0, hookgrad.tensor([2, 0]))`` is rows 2 and 0 of ``x``.
+    """
+    shape, array = input._data.shape, index._data
+    dim = wrap_dim(dim, len(shape))
+    if index.dtype not in (dtypes.int32, dtypes.int64):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if array.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if not shape:
+        if array.size != 1:
+            raise RuntimeError(
+                f"index_select(): Index to scalar can have only 1 value, got {array.size} value(s)"
+            )
+        if array.reshape(()) != 0:
+            raise IndexError("index out of range in self")
+    elif array.size and (array.min() < 0 or array.max() >= shape[dim]):
+        bad = array[(array < 0) | (array >= shape[dim])][0]
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={shape[dim]}")
+    return apply(ops.IndexSelect(dim), input, index)
+
+
+def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Any:
+    """``input`` with ``alpha * source`` added at the positions ``index`` picks along ``dim``.
+
+    ``source`` has ``input``'s shape except along ``dim``, where it has one slice per
+    entry of ``index``; repeated positions add up. Example::
+
+        hookgrad.zeros(3).index_add(0, hookgrad.tensor([0, 0]), hookgrad.ones(2))
+        # tensor([2., 0., 0.])
+    """
+    shape, source_shape, array = input._data.shape, source._data.shape, index._data
+    dim = wrap_dim(dim, len(shape))
+    if index.dtype not in (dtypes.int32, dtypes.int64):
+        raise RuntimeError(
+            f"index_add_(): Expected dtype int32/int64 for index but got: {_type_name(index.dtype)}"
+        )
+    if array.ndim > 1:
+        raise IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {array.ndim} with "
+            f"type: {_type_name(index.dtype)} and size: {list(array.shape)}"
+        )
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({_type_name(input.dtype)}) and source "
+            f"({_type_name(source.dtype)}) must have the same scalar type"
+        )
+    if array.size != _size(source_shape, dim):
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({array.size}) should be equal to "
+            f"source.size(dim): ({_size(source_shape, dim)}), for dim: {dim}"
+        )
+    if max(len(shape), 1) != max(len(source_shape), 1) or any(
+        d != dim and size != shape[d] for d, size in enumerate(source_shape)
+    ):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(shape)} source.shape = {list(source_shape)}"
+        )
+    if index.dtype is dtypes.int32 and array.size:
+        if array.min() < 0 or array.max() >= _size(shape, dim):
+            raise IndexError("index out of range in self")  # torch's int32 kernel says this
+    _check_in_range(array, dim, _size(shape, dim))
+    return apply(ops.IndexAdd(dim, alpha), input, index, source)
+
+
+# ---------------------------------------------------------------- masks
+
+
+def _check_broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> None:
+    """torch's error when shapes ``a`` and ``b`` do not broadcast together."""
+    for i in range(1, min(len(a), len(b)) + 1):
+        if a[-i] != b[-i] and a[-i] != 1 and b[-i] != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({a[-i]}) must match the size of tensor b ({b[-i]}) at "
+                f"non-singleton dimension {max(len(a), len(b)) - i}"
+            )
 
 
 def masked_fill(input: Any, mask: Any, value: Any) -> Any:
-    """``input`` with ``value`` where the bool ``mask`` (broadcast) is true."""
+    """``input`` with ``value`` where the bool ``mask`` (broadcast) is true.
+
+    ``value`` is a number or a 0-dim tensor; a tensor ``value`` gets the gradient of the
+    places it fills. Example: ``x.masked_fill(x < 0, 0.0)``.
+    """
     if mask.dtype is not dtypes.bool_:
         raise RuntimeError(
-            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name}"
+            "masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{_CPP_TYPE_NAMES[mask.dtype.name]}"
         )
-    if hasattr(value, "_data"):
-        value = value.item()
-    return apply(ops.MaskedFill(value), input, mask)
+    _check_broadcast(mask._data.shape, input._data.shape)
+    if not _is_tensor(value):
+        return apply(ops.MaskedFill(value), input, mask)
+    if value._data.ndim:
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value._data.ndim} dimension(s)."
+        )
+    return apply(ops.MaskedFillTensor(), input, mask, value)
+
+
+def masked_select(input: Any, mask: Any) -> Any:
+    """The elements of ``input`` where the bool ``mask`` is true (both broadcast), as a vector.
+
+    Example: ``x.masked_select(x > 0)``.
+    """
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    _check_broadcast(mask._data.shape, input._data.shape)
+    return apply(ops.MaskedSelect(), input, mask)
+
+
+# ---------------------------------------------------------------- take / nonzero
+
+
+def take(input: Any, index: Any) -> Any:
+    """The elements of ``input`` read as a flat vector at ``index`` (negative counts back).
+
+    The result has ``index``'s shape. Example: ``x.take(hookgrad.tensor([0, -1]))`` is the
+    first and last elements of ``x``.
+    """
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(
+            f"take(): Expected a long tensor for index, but got {_type_name(index.dtype)}"
+        )
+    numel, array = input._data.size, index._data
+    if numel == 0 and array.size:
+        raise IndexError("take(): tried to take from an empty tensor")
+    if array.size and (array.min() < -numel or array.max() >= numel):
+        bad = array[(array < -numel) | (array >= numel)].flat[0]
+        raise IndexError(
+            f"out of range: tried to access index {bad} on a tensor of {numel} elements."
+        )
+    return apply(ops.Take(), input, index)
+
+
+def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Any:
+    """``gather`` with ``input`` and ``indices`` broadcast against each other except on ``dim``.
+
+    With ``dim=None`` both are read flat. Negative indices along ``dim`` count back.
+    Example: ``x.take_along_dim(x.argmax(1, keepdim=True), dim=1)`` is the row maxima.
+    """
+    if indices.dtype is not dtypes.int64:
+        raise RuntimeError(
+            "torch.take_along_dim(): dtype of indices should be Long but got "
+            f"{_type_name(indices.dtype)}"
+        )
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    shape, index_shape = input._data.shape, indices._data.shape
+    if len(shape) != len(index_shape):
+        raise RuntimeError(
+            "torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {len(shape)} dimensions for input, and {len(index_shape)} "
+            "dimensions for indices"
+        )
+    dim = wrap_dim(dim, len(shape))
+    if shape:
+        common = np.broadcast_shapes(_without(shape, dim), _without(index_shape, dim))
+        input_shape = common[:dim] + (shape[dim],) + common[dim + 1 :]
+        index_array = np.broadcast_to(
+            indices._data, common[:dim] + (index_shape[dim],) + common[dim + 1 :]
+        )
+        index_array = np.where(index_array < 0, index_array + shape[dim], index_array)
+        if input_shape != shape:
+            input = input.expand(input_shape)
+        indices = wrap_constant(index_array)
+    return gather(input, dim, indices)
+
+
+def _without(shape: tuple[int, ...], dim: int) -> tuple[int, ...]:
+    """``shape`` with ``dim`` set to 1 (so it broadcasts with anything)."""
+    return shape[:dim] + (1,) + shape[dim + 1 :]
+
+
+def nonzero(input: Any, *, as_tuple: bool = False) -> Any:
+    """The positions of the nonzero elements: an int64 ``(count, ndim)`` tensor.
+
+    With ``as_tuple=True``, one int64 vector per dim instead (a 0-dim input counts as
+    1-dim). Not differentiable. Example: ``hookgrad.nonzero(hookgrad.tensor([0, 3, 5]))``
+    is ``tensor([[1], [2]])``.
+    """
+    array = input._data
+    if as_tuple:
+        return tuple(
+            wrap_constant(p.astype(np.int64))
+            for p in np.nonzero(array.reshape(array.shape or (1,)))
+        )
+    return wrap_constant(np.argwhere(array).astype(np.int64))
+
+
+def argwhere(input: Any) -> Any:
+    """The positions of the nonzero elements, as ``nonzero(input)``."""
+    return nonzero(input)
 
 
 class IndexingMethods:
@@ -29,4 +642,24 @@ class IndexingMethods:
 
     __slots__ = ()
 
+    __getitem__ = _getitem
+    index_put = index_put
+    gather = gather
+    scatter = scatter
+    scatter_add = scatter_add
+    index_select = index_select
+    index_add = index_add
     masked_fill = masked_fill
+    masked_select = masked_select
+    take = take
+    take_along_dim = take_along_dim
+    nonzero = nonzero
+    argwhere = argwhere
+
+    def _index_key(self, key: ops.Key) -> Any:
+        """``self`` indexed by a parsed ``Key`` (used by backward formulas)."""
+        return apply(ops.Index(key), self)
+
+    def _index_put_key(self, key: ops.Key, values: Any, accumulate: bool) -> Any:
+        """``self`` with ``values`` put at a parsed ``Key`` (used by backward formulas)."""
+        return apply(ops.IndexPut(key, accumulate), self, values)
