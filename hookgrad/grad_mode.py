@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -38,19 +39,35 @@ def _set_grad_enabled(mode: bool) -> None:
     _state.grad_enabled = bool(mode)
 
 
+def _constructor(cls: type) -> Callable[..., Any]:
+    def construct(*args: Any, **kwargs: Any) -> Any:
+        return cls(*args, **kwargs)
+
+    return construct
+
+
 class _GradModeBase:
     """A context manager that is also a decorator (each call enters a fresh copy)."""
 
     def __call__(self, fn: F) -> F:
+        func: Callable[..., Any] = fn
         if inspect.isclass(fn):
-            raise TypeError(f"{type(self).__name__} cannot decorate a class")
-        if inspect.isgeneratorfunction(fn):
-            return self._wrap_generator(fn)  # type: ignore[return-value]
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. "
+                "You should only decorate functions or methods. To preserve the current "
+                "behavior of class decoration, you can directly decorate the `__init__` "
+                "method and nothing else.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            func = _constructor(fn)
+        if inspect.isgeneratorfunction(func):
+            return self._wrap_generator(func)  # type: ignore[return-value]
 
-        @functools.wraps(fn)
+        @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self.clone():
-                return fn(*args, **kwargs)
+                return func(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]
 
@@ -91,13 +108,26 @@ class _GradModeBase:
         raise NotImplementedError
 
 
-class no_grad(_GradModeBase):
+class _NoParamDecorator(_GradModeBase):
+    """A mode without parameters: ``@mode`` decorates like ``@mode()``."""
+
+    def __new__(cls, orig_func: Callable[..., Any] | None = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):
     """Disable graph recording: results of operations do not require grad.
 
     Example::
 
         with hookgrad.no_grad():
             y = x * 2          # y.requires_grad is False
+
+        @hookgrad.no_grad()    # or @hookgrad.no_grad
+        def evaluate(model, x):
+            return model(x)
     """
 
     def __init__(self) -> None:
@@ -111,8 +141,15 @@ class no_grad(_GradModeBase):
         _state.grad_enabled = self._prev
 
 
-class enable_grad(_GradModeBase):
-    """Enable graph recording, e.g. inside a ``no_grad`` block."""
+class enable_grad(_NoParamDecorator):
+    """Enable graph recording, e.g. inside a ``no_grad`` block.
+
+    Example::
+
+        with hookgrad.no_grad():
+            with hookgrad.enable_grad():
+                y = x * 2      # recorded
+    """
 
     def __init__(self) -> None:
         self._prev = True
@@ -157,13 +194,23 @@ class set_grad_enabled(_GradModeBase):
 
 class inference_mode(_GradModeBase):
     """Like ``no_grad``, and tensors created inside are *inference tensors*: they can
-    never be recorded by autograd later.
+    never be saved for backward later, nor made to require grad outside the mode.
+    ``inference_mode(False)`` leaves inference mode and turns grad mode on.
 
     Example::
 
         with hookgrad.inference_mode():
             y = model(x)      # y.is_inference() is True
+
+        @hookgrad.inference_mode   # or @hookgrad.inference_mode()
+        def predict(x):
+            return model(x)
     """
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
@@ -174,11 +221,8 @@ class inference_mode(_GradModeBase):
 
     def __enter__(self) -> None:
         self._prev = (_state.grad_enabled, _state.inference)
-        if self.mode:
-            _state.grad_enabled = False
-            _state.inference = True
-        else:
-            _state.inference = False
+        _state.grad_enabled = not self.mode
+        _state.inference = self.mode
 
     def __exit__(self, *exc_info: object) -> None:
         _state.grad_enabled, _state.inference = self._prev

@@ -1,0 +1,353 @@
+"""Custom differentiable operations: ``Function``, its ``ctx``, ``once_differentiable``.
+
+A ``Function`` subclass defines a static ``forward`` and ``backward``. ``apply`` runs the
+forward without recording, then records one node for the whole call. As in torch, the
+``ctx`` the forward receives *is* that node: ``y.grad_fn`` is an instance of the class
+``<Name>Backward`` that the metaclass makes for each ``Function`` subclass, and the
+engine runs the user's ``backward`` through it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from hookgrad.grad_mode import is_grad_enabled, no_grad
+from hookgrad.graph.node import Edge, Node, next_sequence_nr
+from hookgrad.graph.saved import FREED_MESSAGE, SavedTensor
+from hookgrad.tensor import Tensor
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+INFERENCE_SAVE_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make "
+    "a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` "
+    "instead of `torch.inference_mode()`."
+)
+
+
+class FunctionCtx:
+    """What ``forward`` (or ``setup_context``) may tell autograd through ``ctx``.
+
+    Attributes:
+        needs_input_grad: one bool per positional input of ``forward``: whether it is a
+            tensor that requires grad (``backward`` may skip the others).
+        materialize_grads: whether ``backward`` gets zeros (True, the default) or None
+            for the gradients of outputs that received none.
+
+    Any other attribute may be set freely to pass values to ``backward``.
+    """
+
+    needs_input_grad: tuple[bool, ...] = ()
+    materialize_grads = True
+    to_save: tuple[Any, ...] = ()
+    non_differentiable: tuple[Any, ...] = ()
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        """Keep ``tensors`` (inputs, outputs, or None) for ``backward``, which reads them
+        as ``ctx.saved_tensors``. Call it at most once. Example::
+
+            ctx.save_for_backward(x, result)
+        """
+        for index, tensor in enumerate(tensors):
+            if tensor is not None and not isinstance(tensor, Tensor):
+                raise TypeError(
+                    "save_for_backward can only save variables, but argument "
+                    f"{index} is of type {type(tensor).__name__}"
+                )
+        self.to_save = tensors
+
+    def mark_non_differentiable(self, *outputs: Any) -> None:
+        """Mark outputs (e.g. indices) that never require grad; ``backward`` still gets
+        one gradient per output, zeros for these (or None without materialization)."""
+        self.non_differentiable = outputs
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        """Declare inputs the forward modified in-place (not supported yet)."""
+        raise NotImplementedError(
+            "ctx.mark_dirty: custom Functions that modify their inputs in-place are not "
+            "supported yet; return a new tensor instead"
+        )
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, ``backward`` gets None (not zeros) for outputs without gradient."""
+        self.materialize_grads = bool(value)
+
+
+class BackwardFunction(FunctionCtx, Node):
+    """The node (and ``ctx``) of one ``Function.apply`` call; its subclass per Function
+    is named ``<Name>Backward``."""
+
+    _forward_cls: type[Function]
+    _saved: tuple[SavedTensor | None, ...] = ()
+    _freed = False
+    # Per positional input: is it a tensor. Per output: (shape, dtype) of a tensor.
+    _tensor_inputs: tuple[bool, ...] = ()
+    _output_meta: tuple[Any, ...] = ()
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        """The tensors given to ``save_for_backward``; an error once they were freed."""
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(None if saved is None else saved.unpack(self) for saved in self._saved)
+
+    @property
+    def _raw_saved_tensors(self) -> tuple[SavedTensor | None, ...]:
+        return self._saved
+
+    def _apply(self, grad_outputs: list[Any]) -> tuple[Any, ...]:
+        grads = list(grad_outputs)
+        if self.materialize_grads:
+            for index, meta in enumerate(self._output_meta):
+                if grads[index] is None and meta is not None:
+                    grads[index] = Tensor._make(np.zeros(*meta))
+        result = self._forward_cls._backward_fn()(self, *grads)
+        return self._check_grad_inputs(result)
+
+    def _check_grad_inputs(self, result: Any) -> tuple[Any, ...]:
+        """Drop extra trailing Nones; reject gradients for non-tensor inputs."""
+        if not isinstance(result, tuple):
+            result = (result,)
+        expected = len(self.next_functions)
+        if len(result) > expected and all(grad is None for grad in result[expected:]):
+            result = result[:expected]
+        if len(result) != expected:
+            return result  # the engine reports the wrong count
+        for index, (grad, is_tensor) in enumerate(zip(result, self._tensor_inputs)):
+            if grad is None:
+                continue
+            if not isinstance(grad, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(grad).__name__})")
+            if not is_tensor:
+                raise RuntimeError(
+                    f"function {self.name()} returned a gradient different than None at "
+                    f"position {index + 1}, but the corresponding forward input was not a "
+                    "Variable"
+                )
+        return result
+
+    def _release_variables(self) -> None:
+        for saved in self._saved:
+            if saved is not None:
+                saved.release()
+        self._freed = True
+
+
+class FunctionMeta(type):
+    """Gives each ``Function`` subclass its node class ``<Name>Backward``."""
+
+    def __init__(cls, name: str, bases: tuple[type, ...], attrs: dict[str, Any]) -> None:
+        cls._backward_cls = type(name + "Backward", (BackwardFunction,), {"_forward_cls": cls})
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class of custom differentiable operations.
+
+    Define static methods ``forward(ctx, *args, **kwargs)`` and ``backward(ctx,
+    *grad_outputs)`` (one gradient or None per positional input of ``forward``), then
+    call ``MyFn.apply(*args)``. Alternatively ``forward(*args)`` takes no ``ctx`` and a
+    static ``setup_context(ctx, inputs, output)`` fills it. ``forward`` runs with grad
+    mode off; ``backward`` is differentiable (``create_graph=True``) when it is written
+    with hookgrad ops. Example::
+
+        class Exp(hookgrad.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                result = x.exp()
+                ctx.save_for_backward(result)
+                return result
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                (result,) = ctx.saved_tensors
+                return grad_output * result
+
+        y = Exp.apply(x)      # y.grad_fn is an ExpBackward node
+    """
+
+    _backward_cls: type[BackwardFunction]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an "
+            "autograd function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please "
+            "use new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        """Compute the outputs (grad mode is off here); override it."""
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        """Fill ``ctx`` from the forward's ``inputs`` and ``output``; override it only
+        with a ``forward`` that takes no ``ctx``."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """Gradients of the positional inputs from those of the outputs; override it
+        (or ``vjp``, its other name)."""
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @classmethod
+    def _backward_fn(cls) -> Callable[..., Any]:
+        backward, vjp = cls.backward, cls.vjp
+        if backward is not Function.backward and vjp is not Function.vjp:
+            raise RuntimeError(
+                "Implementing both 'backward' and 'vjp' for a custom Function is not "
+                "allowed. You should only implement one of them."
+            )
+        return vjp if vjp is not Function.vjp else backward
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` on ``args`` and record one ``<Name>Backward`` node if a tensor
+        input requires grad and grad mode is on. Returns what ``forward`` returns."""
+        uses_setup_context = cls.setup_context is not Function.setup_context
+        if uses_setup_context:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        recording = is_grad_enabled() and any(ctx.needs_input_grad)
+        if recording:
+            ctx._sequence_nr = next_sequence_nr()
+        with no_grad():
+            if uses_setup_context:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        return _wrap_outputs(ctx, args, output, recording)
+
+
+def _wrap_outputs(
+    ctx: BackwardFunction, args: tuple[Any, ...], output: Any, recording: bool
+) -> Any:
+    """Attach the outputs to ``ctx`` and give ``ctx`` its edges and saved tensors."""
+    multi = isinstance(output, tuple)
+    outputs = output if multi else (output,)
+    input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+    non_differentiable = {id(t) for t in ctx.non_differentiable}
+    wrapped = []
+    for output_nr, out in enumerate(outputs):
+        if isinstance(out, Tensor):
+            differentiable = id(out) not in non_differentiable
+            if id(out) in input_ids:
+                # An input returned as-is: the output is a new tensor sharing its data.
+                out = out.detach()
+            if recording and differentiable and (out.is_floating_point() or out.is_complex()):
+                out.grad_fn = ctx
+                out._output_nr = output_nr
+        wrapped.append(out)
+    ctx._num_outputs = len(wrapped)
+    ctx._output_meta = tuple(
+        (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in wrapped
+    )
+    if recording:
+        _record_inputs(ctx, args)
+    ctx._saved = tuple(_save(ctx, t, recording) for t in ctx.to_save)
+    return tuple(wrapped) if multi else wrapped[0]
+
+
+def _record_inputs(ctx: BackwardFunction, args: tuple[Any, ...]) -> None:
+    edges: list[Edge] = []
+    meta: list[tuple[Any, Any] | None] = []
+    for arg in args:
+        if isinstance(arg, Tensor) and arg.requires_grad:
+            edges.append(arg._gradient_edge())
+            meta.append((arg._data.shape, arg.dtype))
+        else:
+            edges.append((None, 0))
+            meta.append(None)
+    ctx.next_functions = tuple(edges)
+    ctx._input_meta = tuple(meta)
+    ctx._tensor_inputs = tuple(isinstance(arg, Tensor) for arg in args)
+
+
+def _save(ctx: BackwardFunction, tensor: Any, recording: bool) -> SavedTensor | None:
+    if tensor is None:
+        return None
+    if recording and tensor._is_inference:
+        raise RuntimeError(INFERENCE_SAVE_MESSAGE)
+    if tensor.grad_fn is ctx:
+        # NOTE: an output keeps no reference to ctx (its grad_fn): no reference cycle.
+        return SavedTensor(tensor._alias(), output_nr=tensor._output_nr)
+    return SavedTensor(tensor)
+
+
+class DelayedError(Node):
+    """A node that raises ``message`` if a backward pass ever reaches it."""
+
+    def __init__(self, message: str, num_outputs: int) -> None:
+        self.message = message
+        self._num_outputs = num_outputs
+        self._sequence_nr = next_sequence_nr()
+
+    def name(self) -> str:
+        return "torch::autograd::Error"
+
+    def _apply(self, grad_outputs: list[Any]) -> tuple[Any, ...]:
+        raise RuntimeError(self.message)
+
+
+def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a ``backward`` that is not itself differentiable: it runs with grad mode
+    off, and differentiating its results (``create_graph=True``) raises an error.
+
+    Example::
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad_output):
+            return grad_output * 2
+    """
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not is_grad_enabled():
+            return outputs
+        if not any(isinstance(arg, Tensor) and arg.requires_grad for arg in args):
+            return outputs
+        multi = isinstance(outputs, tuple)
+        outs = outputs if multi else (outputs,)
+        error = DelayedError(
+            "trying to differentiate twice a function that was marked with @once_differentiable",
+            len(outs),
+        )
+        wrapped = tuple(
+            out._as_output_of(error, index) if isinstance(out, Tensor) else out
+            for index, out in enumerate(outs)
+        )
+        return wrapped if multi else wrapped[0]
+
+    return wrapper
