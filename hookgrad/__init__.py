@@ -10,6 +10,8 @@ Use it as a drop-in for PyTorch's tensor and autograd API::
     y.backward()
 """
 
+# ruff: noqa: F401  (this module re-exports the public API)
+
 from hookgrad import autograd, utils
 from hookgrad.grad_mode import (
     enable_grad,
@@ -19,6 +21,7 @@ from hookgrad.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from hookgrad.tensor import random
 from hookgrad.tensor.creation import (
     arange,
     as_tensor,
@@ -28,8 +31,11 @@ from hookgrad.tensor.creation import (
     from_numpy,
     full,
     full_like,
+    is_complex,
+    is_floating_point,
     is_tensor,
     linspace,
+    numel,
     ones,
     ones_like,
     tensor,
@@ -42,16 +48,19 @@ from hookgrad.tensor.dtypes import (
     complex64,
     complex128,
     dtype,
+    finfo,
     float16,
     float32,
     float64,
     get_default_dtype,
+    iinfo,
     int32,
     int64,
     promote_types,
     result_type,
     set_default_dtype,
 )
+from hookgrad.tensor.formatting import get_printoptions, set_printoptions
 
 # Each op family's public functions (its ``__all__``): hookgrad.exp, hookgrad.sum, ...
 from hookgrad.tensor.functions.arithmetic import *  # noqa: F403
@@ -63,6 +72,8 @@ from hookgrad.tensor.functions.shape import *  # noqa: F403
 from hookgrad.tensor.functions.unary import *  # noqa: F403
 from hookgrad.tensor.random import (
     Generator,
+    default_generator,
+    get_rng_state,
     initial_seed,
     manual_seed,
     rand,
@@ -73,7 +84,9 @@ from hookgrad.tensor.random import (
     randn_like,
     randperm,
     seed,
+    set_rng_state,
 )
+from hookgrad.tensor.serialization import load, save
 from hookgrad.tensor.size import Size
 from hookgrad.tensor.tensor import Tensor
 

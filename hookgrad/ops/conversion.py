@@ -1,4 +1,4 @@
-"""Conversion ops: clone, dtype casts, complex conjugate."""
+"""Conversion ops: clone, dtype casts, complex conjugate, real and imaginary parts."""
 
 from __future__ import annotations
 
@@ -48,3 +48,32 @@ class Conj(Op):
 
     def backward(self, grad: Any) -> Any:
         return grad.conj()
+
+
+class Real(Op):
+    """The real part of a complex tensor (a view of its memory, as in torch).
+
+    torch computes it as a select of ``view_as_real``, hence its node name.
+    """
+
+    input_names = ("self",)
+    node_name = "SelectBackward0"
+
+    def forward(self, a: Any) -> Any:
+        return a.real
+
+    def backward(self, grad: Any) -> Any:
+        return grad  # the engine casts it to the input's complex dtype
+
+
+class Imag(Op):
+    """The imaginary part of a complex tensor (a view of its memory, as in torch)."""
+
+    input_names = ("self",)
+    node_name = "SelectBackward0"
+
+    def forward(self, a: Any) -> Any:
+        return a.imag
+
+    def backward(self, grad: Any) -> Any:
+        return grad * 1j

@@ -1,128 +1,368 @@
-"""Tensor creation: ``tensor``, ``zeros``, ``arange``, ``*_like`` ..."""
+"""Tensor creation: ``tensor``, ``as_tensor``, ``from_numpy``, ``zeros``, ``arange``,
+``linspace``, ``eye``, ``*_like``.
+
+Every function here makes a new leaf tensor; dtypes are inferred as torch infers them
+(Python bools, ints, floats and complex numbers give bool, int64, the default float and
+the default complex dtype; NumPy arrays and scalars keep their own dtype).
+"""
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any
 
 import numpy as np
 
 from hookgrad.tensor import dtypes
 from hookgrad.tensor import tensor as _tensor_module
+from hookgrad.tensor.device import check_device
 from hookgrad.tensor.dispatch import wrap_constant
 
+_SEQUENCES = (list, tuple, range)
+_NUMBERS = (bool, int, float, complex, np.number, np.bool_)
+COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+    "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+    "torch.tensor(sourceTensor)."
+)
 
+
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, _tensor_module.Tensor)
+
+
+# -- nested Python data -> array -----------------------------------------------------------
 def _infer_dtype(data: Any) -> dtypes.dtype:
-    """torch's dtype for nested Python data: bool, int64, default float or complex."""
-    kinds = set()
+    """torch's dtype for nested data: the promotion of every element's dtype, where a
+    Python number is bool, int64, the default float or the default complex dtype and a
+    NumPy array or scalar, or a tensor, has its own dtype."""
+    result = None
     stack = [data]
     while stack:
         item = stack.pop()
-        if isinstance(item, (list, tuple)):
+        if isinstance(item, _SEQUENCES):
             stack.extend(item)
-        elif hasattr(item, "_data"):
-            kinds.add(item.dtype)
-        elif isinstance(item, np.ndarray):
-            kinds.add(dtypes.from_numpy_dtype(item.dtype))
+            continue
+        if _is_tensor(item):
+            item_dtype = item.dtype
+        elif isinstance(item, (np.ndarray, np.generic)):
+            item_dtype = dtypes.from_numpy_dtype(item.dtype)
+        elif isinstance(item, (bool, int, float, complex)):
+            item_dtype = dtypes.scalar_dtype(item)
+        elif isinstance(item, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
         else:
-            kinds.add(dtypes.scalar_dtype(item))
-    result = None
-    for kind in kinds:
-        result = kind if result is None else dtypes.promote_types(result, kind)
+            raise RuntimeError(f"Could not infer dtype of {type(item).__name__}")
+        result = item_dtype if result is None else dtypes.promote_types(result, item_dtype)
     return dtypes.get_default_dtype() if result is None else result
 
 
-def _unwrap_nested(data: Any) -> Any:
-    if isinstance(data, (list, tuple)):
-        return [_unwrap_nested(item) for item in data]
-    if hasattr(data, "_data"):
-        return data._data
+def _check_leaf(item: Any, target: dtypes.dtype) -> None:
+    """Raise torch's error if ``item`` cannot be one element of a ``target`` tensor."""
+    if _is_tensor(item):
+        if item.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return
+    is_complex = isinstance(item, (complex, np.complexfloating))
+    if isinstance(item, _NUMBERS) and not (is_complex and target._category in (1, 2)):
+        return
+    if isinstance(item, str):
+        raise ValueError(f"too many dimensions '{type(item).__name__}'")
+    if target._category in (2, 3):
+        raise TypeError(f"must be real number, not {type(item).__name__}")
+    raise TypeError(f"'{type(item).__name__}' object cannot be interpreted as an integer")
+
+
+def _first_shape(data: Any) -> list[int]:
+    """The shape torch reads off the first element at each depth (a tensor there is
+    taken as one element)."""
+    shape: list[int] = []
+    item = data
+    while True:
+        if isinstance(item, np.ndarray):
+            return shape + list(item.shape)
+        if not isinstance(item, _SEQUENCES):
+            return shape
+        shape.append(len(item))
+        if len(item) == 0:
+            return shape
+        item = item[0]
+
+
+def _check_shape(data: Any, shape: list[int], target: dtypes.dtype) -> None:
+    """Raise torch's error unless nested ``data`` has ``shape`` everywhere and each
+    element fits ``target``; checked one depth at a time."""
+    level = [data]
+    for depth, length in enumerate(shape):
+        children: list[Any] = []
+        for item in level:
+            if isinstance(item, np.ndarray) or _is_tensor(item):
+                found = list(item.shape)
+                if found != shape[depth:]:
+                    got = found[0] if found else 0
+                    raise ValueError(
+                        f"expected sequence of length {length} at dim {depth} (got {got})"
+                    )
+            elif not isinstance(item, _SEQUENCES):
+                raise TypeError("not a sequence")
+            elif len(item) != length:
+                raise ValueError(
+                    f"expected sequence of length {length} at dim {depth} (got {len(item)})"
+                )
+            else:
+                children.extend(item)
+        level = children
+    for item in level:
+        _check_leaf(item, target)
+
+
+def _unwrap_nested(data: Any, depth: int) -> Any:
+    """Nested lists with tensors replaced by arrays (reshaped to scalars at depth 0)."""
+    if isinstance(data, _SEQUENCES):
+        return [_unwrap_nested(item, depth - 1) for item in data]
+    if _is_tensor(data):
+        return data._data.reshape(()) if depth == 0 else data._data
     return data
 
 
 def to_array(data: Any, dtype: Any = None, copy: bool = True) -> np.ndarray:
-    """``data`` (nested lists, numbers, arrays, tensors) as an array of a torch dtype."""
-    if hasattr(data, "_data"):
-        array = data._data
-        target = array.dtype if dtype is None else dtypes.to_dtype(dtype).np
-        return np.array(array, dtype=target, copy=copy or None)
-    if isinstance(data, np.ndarray):
-        target = dtypes.from_numpy_dtype(data.dtype) if dtype is None else dtypes.to_dtype(dtype)
-        return np.array(data, dtype=target.np, copy=copy or None)
-    if isinstance(data, np.generic):
-        data = data.item()
-    target = _infer_dtype(data) if dtype is None else dtypes.to_dtype(dtype)
+    """``data`` (nested lists, numbers, arrays, tensors) as an array of a torch dtype.
+
+    With ``copy=False`` an array or tensor of the right dtype is returned as it is.
+    """
+    target = None if dtype is None else dtypes.to_dtype(dtype)
+    if _is_tensor(data) or isinstance(data, np.ndarray):
+        array = data._data if _is_tensor(data) else data
+        if target is None:
+            target = dtypes.from_numpy_dtype(array.dtype)
+        if array.dtype.kind == "c" and target.np.kind != "c":
+            array = array.real
+        return np.array(array, dtype=target.np, copy=copy or None)
+    if target is None:
+        target = _infer_dtype(data)
+    shape = _first_shape(data)
+    _check_shape(data, shape, target)
     try:
-        return np.array(_unwrap_nested(data), dtype=target.np)
-    except ValueError as error:
-        raise ValueError(f"expected sequence of equal-length lists: {error}") from None
+        return np.array(_unwrap_nested(data, len(shape)), dtype=target.np).reshape(shape)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
 
 
-def _finish(array: np.ndarray, requires_grad: bool) -> Any:
+# -- helpers shared by the creation functions ----------------------------------------------
+def new_leaf(array: np.ndarray, requires_grad: bool = False) -> Any:
+    """Wrap a freshly made ``array`` as a leaf tensor, optionally requiring grad."""
     out = wrap_constant(array)
     if requires_grad:
+        if not (out.dtype.is_floating_point or out.dtype.is_complex):
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         out.requires_grad_()
     return out
 
 
-def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
-    """A new leaf tensor holding a copy of ``data``.
-
-    Example::
-
-        hookgrad.tensor([[1, 2], [3, 4]], dtype=hookgrad.float64, requires_grad=True)
-    """
-    return _finish(to_array(data, dtype), requires_grad)
-
-
-def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Any:
-    """``data`` as a tensor, sharing memory with a tensor or array where possible."""
-    if hasattr(data, "_data") and (dtype is None or dtypes.to_dtype(dtype) == data.dtype):
-        return data
-    return wrap_constant(to_array(data, dtype, copy=False))
-
-
-def from_numpy(array: np.ndarray) -> Any:
-    """A tensor sharing memory with the NumPy ``array``."""
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    dtypes.from_numpy_dtype(array.dtype)
-    return wrap_constant(array)
-
-
-def _shape(size: tuple[Any, ...]) -> tuple[int, ...]:
+def parse_size(size: tuple[Any, ...], name: str) -> tuple[int, ...]:
+    """The shape given to ``name`` as varargs (``zeros(2, 3)``) or one sequence
+    (``zeros((2, 3))``), checked as torch checks it."""
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    if len(size) > 1 and isinstance(size[0], (tuple, list)):
+        raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    for s in size:
-        if not isinstance(s, (int, np.integer)) and not hasattr(s, "__index__"):
+    elif len(size) == 1 and not _is_index(size[0]):
+        raise TypeError(
+            f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+            f"{type(size[0]).__name__}"
+        )
+    for position, s in enumerate(size):
+        if isinstance(s, bool):
             raise TypeError(
-                f"zeros(): argument 'size' must be tuple of ints, but found element of type "
-                f"{type(s).__name__}"
+                f"{name}(): argument 'size' (position 1) must be tuple of ints, but found "
+                f"element of type bool at pos {position}"
+            )
+        if not _is_index(s):
+            raise TypeError(
+                f"{name}(): argument 'size' failed to unpack the object at pos {position + 1} "
+                f'with error "type must be tuple of ints,but got {type(s).__name__}"'
             )
     shape = tuple(int(s) for s in size)
     if any(s < 0 for s in shape):
+        if name == "zeros":
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
         raise RuntimeError(
             f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}"
         )
     return shape
 
 
-def _np_dtype(dtype: Any) -> np.dtype:
-    return (dtypes.get_default_dtype() if dtype is None else dtypes.to_dtype(dtype)).np
+def size_args(args: tuple[Any, ...], size: Any) -> tuple[Any, ...]:
+    """The size given as varargs, or as the ``size=`` keyword (``zeros(size=(2, 3))``)."""
+    return args if size is None else (size,)
 
 
-def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
-    """A tensor of zeros of shape ``size``."""
-    return _finish(np.zeros(_shape(size), _np_dtype(dtype)), requires_grad)
+def _is_index(value: Any) -> bool:
+    """True for ints, NumPy integers and integer 0-dim tensors (not bools)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, np.integer)):
+        return True
+    return _is_tensor(value) and value.ndim == 0 and value.dtype._category == 1
 
 
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
-    """A tensor of ones of shape ``size``."""
-    return _finish(np.ones(_shape(size), _np_dtype(dtype)), requires_grad)
+def resolve_dtype(dtype: Any) -> dtypes.dtype:
+    """``dtype`` as a hookgrad dtype; the default float dtype when None."""
+    return dtypes.get_default_dtype() if dtype is None else dtypes.to_dtype(dtype)
 
 
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
-    """An uninitialised tensor of shape ``size``."""
-    return _finish(np.empty(_shape(size), _np_dtype(dtype)), requires_grad)
+def _check_tensor_input(input: Any, name: str) -> None:
+    if not _is_tensor(input):
+        raise TypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}"
+        )
+
+
+def _type_name(value: Any) -> str:
+    module = type(value).__module__
+    name = type(value).__qualname__
+    return name if module == "builtins" else f"{module}.{name}"
+
+
+def _number(value: Any) -> Any:
+    """A Python number from a number, a NumPy scalar or a one-element tensor."""
+    if _is_tensor(value) or isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+# -- from data -----------------------------------------------------------------------------
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Any:
+    """A new leaf tensor holding a copy of ``data`` (numbers, nested lists or tuples,
+    NumPy arrays, tensors).
+
+    Example::
+
+        hookgrad.tensor([[1, 2], [3, 4]])                     # int64
+        hookgrad.tensor([1.0, 2.0], requires_grad=True)       # float32, a leaf
+    """
+    check_device(device)
+    if _is_tensor(data):
+        warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+    return new_leaf(to_array(data, dtype), requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Any:
+    """``data`` as a tensor, without a copy where possible.
+
+    A tensor of the requested dtype is returned as it is; a NumPy array of a hookgrad
+    dtype shares its memory; anything else is copied as by ``tensor`` (a tensor cast to
+    another dtype keeps its autograd history). Example::
+
+        a = numpy.zeros(3)
+        t = hookgrad.as_tensor(a)
+        a[0] = 1.0          # t is now tensor([1., 0., 0.], dtype=torch.float64)
+    """
+    check_device(device)
+    if _is_tensor(data):
+        return data if dtype is None else data.to(dtypes.to_dtype(dtype))
+    return wrap_constant(to_array(data, dtype, copy=False))
+
+
+def from_numpy(array: np.ndarray) -> Any:
+    """A tensor sharing memory with the NumPy ``array`` (changes to one show in the
+    other). Arrays of int8/int16/uint* dtypes, which hookgrad has not, are copied to
+    int32/int64. Example::
+
+        a = numpy.arange(3.0)
+        t = hookgrad.from_numpy(a)
+        a[0] = 5.0        # t is now tensor([5., 1., 2.], dtype=torch.float64)
+    """
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {_type_name(array)})")
+    target = dtypes.from_numpy_dtype(array.dtype)
+    return wrap_constant(array if array.dtype == target.np else array.astype(target.np))
+
+
+def is_tensor(obj: Any) -> bool:
+    """True if ``obj`` is a hookgrad Tensor."""
+    return _is_tensor(obj)
+
+
+# -- filled with a constant ----------------------------------------------------------------
+def zeros(
+    *args: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
+    """A tensor of zeros; ``size`` as varargs or one tuple: ``zeros(2, 3)``, ``zeros((2, 3))``."""
+    return constant_tensor(np.zeros, "zeros", size_args(args, size), dtype, device, requires_grad)
+
+
+def ones(
+    *args: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
+    """A tensor of ones; ``size`` as varargs or one tuple: ``ones(2, 3)``."""
+    return constant_tensor(np.ones, "ones", size_args(args, size), dtype, device, requires_grad)
+
+
+def empty(
+    *args: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
+    """A tensor of shape ``size`` whose values are uninitialised (any values)."""
+    return constant_tensor(np.empty, "empty", size_args(args, size), dtype, device, requires_grad)
+
+
+def constant_tensor(
+    make: Any, name: str, size: tuple[Any, ...], dtype: Any, device: Any, requires_grad: bool
+) -> Any:
+    """``make(shape, np_dtype)`` (``np.zeros``, ...) as a leaf; ``name`` is the public
+    function, for error messages."""
+    check_device(device)
+    shape = parse_size(size, name)
+    return new_leaf(make(shape, resolve_dtype(dtype).np), requires_grad)
+
+
+def _fill_dtype(fill_value: Any, name: str) -> dtypes.dtype:
+    """The dtype ``full`` infers from its fill value: that of the Python number it is."""
+    if _is_tensor(fill_value) and fill_value.numel() == 1:
+        fill_value = fill_value.item()
+    if isinstance(fill_value, np.generic):
+        fill_value = fill_value.item()
+    if not isinstance(fill_value, (bool, int, float, complex)):
+        raise TypeError(
+            f"{name}(): argument 'fill_value' (position 2) must be Number, not "
+            f"{type(fill_value).__name__}"
+        )
+    return dtypes.scalar_dtype(fill_value)
+
+
+_CPP_NAMES = {
+    dtypes.float16: "c10::Half",
+    dtypes.float32: "float",
+    dtypes.float64: "double",
+    dtypes.int32: "int",
+    dtypes.int64: "int64_t",
+}
+
+
+def _filled(shape: tuple[int, ...], fill_value: Any, target: dtypes.dtype) -> np.ndarray:
+    value = _number(fill_value)
+    if isinstance(value, complex) and target in _CPP_NAMES:
+        raise RuntimeError(
+            f"value cannot be converted to type {_CPP_NAMES[target]} without overflow"
+        )
+    return np.full(shape, value, target.np)
 
 
 def full(
@@ -133,13 +373,22 @@ def full(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Any:
-    """A tensor of shape ``size`` filled with ``fill_value`` (dtype inferred from it)."""
-    target = dtypes.scalar_dtype(fill_value) if dtype is None else dtypes.to_dtype(dtype)
-    return _finish(np.full(_shape((size,)), fill_value, target.np), requires_grad)
+    """A tensor of shape ``size`` (a tuple) filled with ``fill_value``; the dtype is
+    inferred from ``fill_value`` (``full((2,), 7)`` is int64) unless given."""
+    check_device(device)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
+        )
+    target = _fill_dtype(fill_value, "full")
+    if dtype is not None:
+        target = dtypes.to_dtype(dtype)
+    return new_leaf(_filled(parse_size((size,), "full"), fill_value, target), requires_grad)
 
 
+# -- ranges --------------------------------------------------------------------------------
 def arange(
-    start: Any,
+    start: Any = None,
     end: Any = None,
     step: Any = 1,
     *,
@@ -147,26 +396,113 @@ def arange(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Any:
-    """``[start, start + step, ...)`` up to ``end`` (exclusive)."""
+    """``[start, start + step, ...)`` up to ``end`` (exclusive); ``arange(end)`` starts at 0.
+
+    The dtype is int64 when all arguments are integers, else the default float dtype.
+    Example: ``arange(1, 2, 0.25)`` is ``tensor([1.0000, 1.2500, 1.5000, 1.7500])``.
+    """
+    check_device(device)
     if end is None:
+        if start is None:
+            raise TypeError("arange() missing required argument 'end' (pos 1)")
         start, end = 0, start
-    values = [_number(v) for v in (start, end, step)]
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
+    elif start is None:
+        start = 0
+    start, end, step = _number(start), _number(end), _number(step)
     if dtype is None:
-        floating = any(isinstance(v, float) for v in values)
+        floating = any(isinstance(v, float) for v in (start, end, step))
         target = dtypes.get_default_dtype() if floating else dtypes.int64
     else:
         target = dtypes.to_dtype(dtype)
-    count = max(0, int(np.ceil((values[1] - values[0]) / values[2])))
-    array = (values[0] + values[2] * np.arange(count, dtype=np.float64)).astype(target.np)
-    if target is dtypes.int64 and all(isinstance(v, int) for v in values):
-        array = np.arange(values[0], values[1], values[2], dtype=np.int64)
-    return _finish(array, requires_grad)
+    if target is dtypes.bool_ or target.is_complex:
+        raise NotImplementedError(
+            f"\"arange_cpu\" not implemented for '{dtypes.legacy_name(target)}'"
+        )
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    return new_leaf(_arange_values(start, end, step, target), requires_grad)
 
 
-def _number(value: Any) -> Any:
-    return value.item() if hasattr(value, "item") else value
+def _arange_values(start: Any, end: Any, step: Any, target: dtypes.dtype) -> np.ndarray:
+    """torch's arange values, bit for bit."""
+    if target is dtypes.int64:
+        # torch truncates the bounds and the step first: range(int(start), int(end), ...).
+        stride = int(step)
+        if stride == 0:
+            raise ValueError("step must be nonzero")
+        return np.arange(int(start), int(end), stride, dtype=np.int64)
+    index = np.arange(math.ceil((end - start) / step))
+    if not target.is_floating_point:
+        return (int(start) + int(step) * index).astype(target.np)
+    # NOTE: torch's kernel fills 32-byte vectors two at a time and a scalar loop does
+    # the rest. A vector starts from base = start + step * i rounded to the dtype, and
+    # each lane adds step * lane to that base; the arithmetic is in double (float for
+    # float16) with fused multiply-adds. Following it gives torch's exact values, such
+    # as the -2.9802e-09 in the middle of arange(-1, 1, 0.1).
+    accumulate = np.float32 if target is dtypes.float16 else np.float64
+    first, stride = np.float64(accumulate(start)), np.float64(accumulate(step))
+    lanes = 32 // target.itemsize
+    lane = (index % lanes).astype(np.float64)
+    scalar = _fma(stride, index.astype(np.float64), first).astype(accumulate)
+    base = _fma(stride, index - lane, first).astype(accumulate).astype(target.np)
+    vector = _fma(stride, lane, base.astype(np.float64)).astype(accumulate)
+    vectorized = index < len(index) // (2 * lanes) * 2 * lanes
+    return np.where(vectorized, vector, scalar).astype(target.np)
+
+
+def _fma(a: Any, b: np.ndarray, c: Any) -> np.ndarray:
+    """``a * b + c`` in float64 with one rounding, as a fused multiply-add gives.
+
+    The product's rounding error is recovered exactly by Dekker's splitting and the
+    sum's by Knuth's two-sum, then both are added back.
+    """
+    product = a * b
+    split = 134217729.0  # 2**27 + 1
+
+    def halves(x: Any) -> tuple[Any, Any]:
+        scaled = split * x
+        high = scaled - (scaled - x)
+        return high, x - high
+
+    a_high, a_low = halves(a)
+    b_high, b_low = halves(b)
+    product_error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    total = product + c
+    c_part = total - product
+    sum_error = (product - (total - c_part)) + (c - c_part)
+    return total + (product_error + sum_error)
+
+
+def _linspace_values(start: Any, end: Any, steps: int, target: dtypes.dtype) -> np.ndarray:
+    """torch's linspace: the first half counts up from ``start``, the second half down
+    from ``end``, each element one fused multiply-add; integers truncate."""
+    index = np.arange(steps, dtype=np.float64)
+    from_end = steps - 1 - index
+    if target.is_complex:
+        start, end = complex(start), complex(end)
+        step = (end - start) / (steps - 1) if steps > 1 else 0j
+        low, high = start + step * index, end - step * from_end
+    elif target is dtypes.float64 or not target.is_floating_point:
+        if not target.is_floating_point:
+            start, end = int(start), int(end)
+        start, end = np.float64(start), np.float64(end)
+        step = (end - start) / (steps - 1) if steps > 1 else 0.0
+        low, high = _fma(step, index, start), _fma(-step, from_end, end)
+    else:
+        # float32 (float16 via float32): one rounding of the exact value to float32.
+        start, end = np.float32(start), np.float32(end)
+        step = np.float64((end - start) / np.float32(max(steps - 1, 1)))
+        low = (np.float64(start) + step * index).astype(np.float32)
+        high = (np.float64(end) - step * from_end).astype(np.float32)
+    # NOTE: torch gives [start] for one step, where the formula would give [end].
+    values = np.where((index < steps // 2) | (steps == 1), low, high)
+    if not (target.is_floating_point or target.is_complex):
+        values = np.trunc(values)
+    return values.astype(target.np)
 
 
 def linspace(
@@ -178,11 +514,25 @@ def linspace(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Any:
-    """``steps`` evenly spaced values from ``start`` to ``end`` (inclusive)."""
+    """``steps`` evenly spaced values from ``start`` to ``end``, both included.
+
+    Example: ``linspace(0, 1, 5)`` is ``tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])``.
+    """
+    check_device(device)
+    if not _is_index(steps):
+        raise TypeError(
+            f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}"
+        )
+    steps = int(steps)
     if steps < 0:
-        raise RuntimeError("linspace(): number of steps must be non-negative")
-    array = np.linspace(_number(start), _number(end), int(steps)).astype(_np_dtype(dtype))
-    return _finish(array, requires_grad)
+        raise RuntimeError("number of steps must be non-negative")
+    start, end = _number(start), _number(end)
+    if dtype is None:
+        complex_ends = isinstance(start, complex) or isinstance(end, complex)
+        target = dtypes.default_complex() if complex_ends else dtypes.get_default_dtype()
+    else:
+        target = dtypes.to_dtype(dtype)
+    return new_leaf(_linspace_values(start, end, steps, target), requires_grad)
 
 
 def eye(
@@ -193,11 +543,18 @@ def eye(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Any:
-    """An ``n x m`` identity matrix."""
-    return _finish(np.eye(n, n if m is None else m, dtype=_np_dtype(dtype)), requires_grad)
+    """An ``n x m`` matrix (``m`` defaults to ``n``) with ones on the diagonal."""
+    check_device(device)
+    m = n if m is None else m
+    for name, value in (("n", n), ("m", m)):
+        if value < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
+    return new_leaf(np.eye(int(n), int(m), dtype=resolve_dtype(dtype).np), requires_grad)
 
 
-def _like_dtype(input: Any, dtype: Any) -> np.dtype:
+# -- *_like --------------------------------------------------------------------------------
+def like_dtype(input: Any, dtype: Any) -> np.dtype:
+    """The NumPy dtype of a ``*_like`` result: ``dtype`` if given, else ``input``'s."""
     return input._data.dtype if dtype is None else dtypes.to_dtype(dtype).np
 
 
@@ -209,7 +566,10 @@ def zeros_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Any:
-    return _finish(np.zeros(input._data.shape, _like_dtype(input, dtype)), requires_grad)
+    """Zeros with the shape (and, unless given, the dtype) of ``input``."""
+    _check_tensor_input(input, "zeros_like")
+    check_device(device)
+    return new_leaf(np.zeros(input._data.shape, like_dtype(input, dtype)), requires_grad)
 
 
 def ones_like(
@@ -220,7 +580,10 @@ def ones_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Any:
-    return _finish(np.ones(input._data.shape, _like_dtype(input, dtype)), requires_grad)
+    """Ones with the shape (and, unless given, the dtype) of ``input``."""
+    _check_tensor_input(input, "ones_like")
+    check_device(device)
+    return new_leaf(np.ones(input._data.shape, like_dtype(input, dtype)), requires_grad)
 
 
 def empty_like(
@@ -231,7 +594,10 @@ def empty_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Any:
-    return _finish(np.empty(input._data.shape, _like_dtype(input, dtype)), requires_grad)
+    """An uninitialised tensor with the shape (and, unless given, the dtype) of ``input``."""
+    _check_tensor_input(input, "empty_like")
+    check_device(device)
+    return new_leaf(np.empty(input._data.shape, like_dtype(input, dtype)), requires_grad)
 
 
 def full_like(
@@ -243,9 +609,24 @@ def full_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Any:
-    return _finish(np.full(input._data.shape, fill_value, _like_dtype(input, dtype)), requires_grad)
+    """``fill_value`` everywhere, with the shape (and, unless given, the dtype) of ``input``."""
+    _check_tensor_input(input, "full_like")
+    check_device(device)
+    _fill_dtype(fill_value, "full_like")
+    target = dtypes.from_numpy_dtype(like_dtype(input, dtype))
+    return new_leaf(_filled(input._data.shape, fill_value, target), requires_grad)
 
 
-def is_tensor(obj: Any) -> bool:
-    """True if ``obj`` is a hookgrad Tensor."""
-    return isinstance(obj, _tensor_module.Tensor)
+def is_floating_point(input: Any) -> bool:
+    """True if ``input``'s dtype is a floating point type."""
+    return input.dtype.is_floating_point
+
+
+def is_complex(input: Any) -> bool:
+    """True if ``input``'s dtype is a complex type."""
+    return input.dtype.is_complex
+
+
+def numel(input: Any) -> int:
+    """The number of elements of ``input``."""
+    return input.numel()

@@ -1,4 +1,9 @@
-"""dtypes (``hookgrad.float32`` ...) and torch's type-promotion rules."""
+"""dtypes (``hookgrad.float32`` ...), ``finfo``/``iinfo``, and torch's type-promotion rules.
+
+hookgrad has the eight dtypes of the spec; NumPy arrays of other integer types are
+converted to int32/int64 when they become tensors. Where torch would produce complex32
+(float16 with a complex operand) hookgrad gives complex64, as NumPy has no complex32.
+"""
 
 from __future__ import annotations
 
@@ -34,13 +39,17 @@ class dtype:
     def __repr__(self) -> str:
         return f"torch.{self.name}"
 
-    def __reduce__(self) -> str:
-        return self.name
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (by_name, (self.name,))
 
     def to_real(self) -> dtype:
+        """The real dtype of the same precision (``complex64.to_real()`` is float32)."""
         return _COMPLEX_TO_REAL.get(self, self)
 
     def to_complex(self) -> dtype:
+        """The complex dtype of the same precision (``float64.to_complex()`` is complex128)."""
+        if self._category < 2:
+            raise RuntimeError(f"Unknown Complex ScalarType for {_LEGACY_NAMES[self]}")
         return _REAL_TO_COMPLEX.get(self, self)
 
 
@@ -65,6 +74,29 @@ _EXTRA_NUMPY = {
 }
 _COMPLEX_TO_REAL = {complex64: float32, complex128: float64}
 _REAL_TO_COMPLEX = {float16: complex64, float32: complex64, float64: complex128}
+_BY_NAME = {d.name: d for d in ALL}
+# torch's C++ names, used in its "not implemented for 'Long'" error messages.
+_LEGACY_NAMES = {
+    bool_: "Bool",
+    int32: "Int",
+    int64: "Long",
+    float16: "Half",
+    float32: "Float",
+    float64: "Double",
+    complex64: "ComplexFloat",
+    complex128: "ComplexDouble",
+}
+
+
+def by_name(name: str) -> dtype:
+    """The dtype called ``name`` (``"float32"``); how dtypes are unpickled."""
+    return _BY_NAME[name]
+
+
+def legacy_name(d: dtype) -> str:
+    """torch's C++ name of ``d`` (``"Float"``, ``"Long"``) as its kernel errors print it."""
+    return _LEGACY_NAMES[d]
+
 
 _default = float32
 
@@ -75,10 +107,16 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
-    """Set the dtype of new floating tensors (float32 or float64)."""
+    """Set the dtype of new floating tensors and of float Python scalars in promotion.
+
+    Complex defaults follow (float64 -> complex128). Example::
+
+        hookgrad.set_default_dtype(hookgrad.float64)
+        hookgrad.tensor(1.5).dtype      # torch.float64
+    """
     global _default
     if not isinstance(d, dtype) or not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+        raise TypeError("only floating-point types are supported as the default type")
     _default = d
 
 
@@ -90,34 +128,44 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
         found = _EXTRA_NUMPY.get(np_dtype)
     if found is None:
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported types "
-            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-            "int8, uint8, and bool."
+            f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The only "
+            "supported types are: float64, float32, float16, complex64, complex128, int64, "
+            "int32, int16, int8, uint64, uint32, uint16, uint8, and bool."
         )
     return found
 
 
+_PYTHON_TYPES = {float: float64, int: int64, bool: bool_, complex: complex128}
+
+
 def to_dtype(value: Any) -> dtype:
-    """Accept a hookgrad dtype, a NumPy dtype or a Python type."""
+    """A hookgrad dtype given one, a Python type (as torch: ``float`` is float64) or a
+    NumPy dtype."""
     if isinstance(value, dtype):
         return value
-    if value is float:
-        return _default
-    if value is int:
-        return int64
-    if value is bool:
-        return bool_
-    if value is complex:
-        return default_complex()
+    found = _PYTHON_TYPES.get(value)
+    if found is not None:
+        return found
     return from_numpy_dtype(value)
 
 
 def default_complex() -> dtype:
+    """The complex dtype matching the default float dtype."""
     return complex128 if _default is float64 else complex64
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:
-    """torch.promote_types: the smallest dtype both ``a`` and ``b`` convert to."""
+    """The smallest dtype both ``a`` and ``b`` convert to without losing their category.
+
+    Example: ``promote_types(int32, float16)`` is float16, ``(float64, complex64)`` is
+    complex128.
+    """
+    for position, value in ((1, a), (2, b)):
+        if not isinstance(value, dtype):
+            raise TypeError(
+                f"promote_types(): argument 'type{position}' (position {position}) must be "
+                f"torch.dtype, not {type(value).__name__}"
+            )
     if a is b:
         return a
     if a._category != b._category:
@@ -138,7 +186,9 @@ def scalar_dtype(value: Any) -> dtype:
         return _default
     if isinstance(value, (complex, np.complexfloating)):
         return default_complex()
-    raise TypeError(f"unsupported scalar type {type(value).__name__}")
+    raise TypeError(
+        f"expected a Tensor or a Number (bool, int, float, complex), got {type(value).__name__}"
+    )
 
 
 def _combine(higher: Any, lower: Any) -> Any:
@@ -165,6 +215,8 @@ def result_type(*operands: Any) -> dtype:
     Tensors with dimensions dominate zero-dim tensors, which dominate Python scalars;
     a weaker operand only raises the category (bool < int < float < complex), e.g.
     ``float32 tensor * 2.5`` stays float32 and ``int tensor * 2.5`` is float32.
+
+    Example: ``result_type(tensor([1, 2]), 2.5)`` is the default float dtype.
     """
     dim_result = zero_result = scalar_result = None
     for operand in operands:
@@ -184,9 +236,63 @@ def result_type(*operands: Any) -> dtype:
                 )
         else:
             current = scalar_dtype(operand)
-            if current.is_floating_point:
-                current = _default
             scalar_result = (
                 current if scalar_result is None else promote_types(scalar_result, current)
             )
     return _combine(dim_result, _combine(zero_result, scalar_result))
+
+
+class finfo:
+    """Machine limits of a floating (or complex) dtype: ``bits``, ``eps``, ``max``, ``min``,
+    ``tiny``, ``smallest_normal``, ``resolution`` and ``dtype`` (its name).
+
+    Example: ``hookgrad.finfo(hookgrad.float32).eps`` is ``1.1920928955078125e-07``.
+    """
+
+    def __init__(self, type: dtype | None = None) -> None:
+        type = _default if type is None else type
+        if not (type.is_floating_point or type.is_complex):
+            raise TypeError(
+                "torch.finfo() requires a floating point input type. Use torch.iinfo to "
+                "handle 'torch.finfo'"
+            )
+        info = np.finfo(type.to_real().np)
+        self.bits = info.bits
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = float(info.smallest_normal)
+        self.smallest_normal = self.tiny
+        self.resolution = 10.0**-info.precision
+        self.dtype = type.to_real().name
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+            f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+            f"tiny={self.tiny:g}, dtype={self.dtype})"
+        )
+
+
+class iinfo:
+    """Limits of an integer dtype: ``bits``, ``max``, ``min`` and ``dtype`` (its name).
+
+    Example: ``hookgrad.iinfo(hookgrad.int32).max`` is ``2147483647``.
+    """
+
+    def __init__(self, type: dtype) -> None:
+        if type is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type._category != 1:
+            raise TypeError(
+                "torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                "'torch.iinfo'"
+            )
+        info = np.iinfo(type.np)
+        self.bits = info.bits
+        self.max = int(info.max)
+        self.min = int(info.min)
+        self.dtype = type.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

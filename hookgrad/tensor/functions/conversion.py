@@ -1,52 +1,87 @@
-"""Copies, dtype conversions, and ``new_*`` constructors that follow a tensor's dtype."""
+"""Copies, dtype conversions (``to``, ``float()``, ``type()`` ...), and the ``new_*``
+constructors that follow a tensor's dtype."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from hookgrad.ops import conversion as ops
 from hookgrad.tensor import dtypes
-from hookgrad.tensor.dispatch import apply, wrap_constant
+from hookgrad.tensor.creation import (
+    COPY_CONSTRUCT_WARNING,
+    constant_tensor,
+    full,
+    new_leaf,
+    size_args,
+    to_array,
+)
+from hookgrad.tensor.device import check_device
+from hookgrad.tensor.dispatch import apply
 
 __all__ = [
     "clone",
     "conj",
+    "imag",
+    "real",
 ]
+
+_LEGACY_TYPES = {f"torch.{dtypes.legacy_name(d)}Tensor": d for d in dtypes.ALL}
 
 
 def clone(input: Any, *, memory_format: Any = None) -> Any:
-    """A copy of ``input`` with its own memory; differentiable."""
+    """A copy of ``input`` with its own memory; differentiable (``CloneBackward0``)."""
     return apply(ops.Clone(), input)
 
 
 def _to_dtype(input: Any, dtype: dtypes.dtype, copy: bool = False) -> Any:
+    """``input`` cast to ``dtype`` (``ToCopyBackward0``); ``input`` itself if it has that
+    dtype already and no ``copy`` is asked for."""
     if dtype.np == input._data.dtype and not copy:
         return input
+    if input.dtype.is_complex and not dtype.is_complex:
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3
+        )
     return apply(ops.ToCopy(dtype.np), input)
 
 
-def to(input: Any, *args: Any, **kwargs: Any) -> Any:
-    """``to(dtype)``, ``to(device)``, ``to(other_tensor)`` or ``to(device, dtype)``.
+def to(
+    input: Any,
+    *args: Any,
+    dtype: Any = None,
+    device: Any = None,
+    non_blocking: bool = False,
+    copy: bool = False,
+    memory_format: Any = None,
+) -> Any:
+    """``input`` with another dtype: ``to(dtype)``, ``to(other_tensor)``,
+    ``to(device, dtype)``, ``to(dtype=..., copy=True)``.
 
-    Only the CPU exists, so a device argument changes nothing.
+    Returns ``input`` itself when nothing changes (and ``copy`` is False). Only the CPU
+    exists, so a device argument changes nothing. Example::
+
+        x.to(hookgrad.float64)      # tensor(..., dtype=torch.float64, grad_fn=<ToCopyBackward0>)
     """
-    dtype = kwargs.pop("dtype", None)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("device", None)
-    kwargs.pop("non_blocking", None)
     for arg in args:
-        if isinstance(arg, dtypes.dtype):
-            dtype = arg
-        elif hasattr(arg, "_data"):
+        if hasattr(arg, "_data"):
             dtype = arg.dtype
-    if dtype is None:
-        return clone(input) if copy else input
-    return _to_dtype(input, dtypes.to_dtype(dtype), copy)
+        elif isinstance(arg, dtypes.dtype) or arg in (float, int, bool, complex):
+            if dtype is not None:
+                raise TypeError(
+                    "to() received an invalid combination of arguments - got two dtypes"
+                )
+            dtype = arg
+        elif arg is not None:
+            check_device(arg)
+    check_device(device)
+    return _to_dtype(input, input.dtype if dtype is None else dtypes.to_dtype(dtype), copy)
 
 
 def type_as(input: Any, other: Any) -> Any:
+    """``input`` cast to ``other``'s dtype."""
     return _to_dtype(input, other.dtype)
 
 
@@ -57,45 +92,76 @@ def conj(input: Any) -> Any:
     return apply(ops.Conj(), input)
 
 
+def real(input: Any) -> Any:
+    """The real part of a complex tensor, sharing its memory; ``input`` itself if real.
+
+    Example: ``hookgrad.tensor([1 + 2j]).real`` is ``tensor([1.])``.
+    """
+    if input._data.dtype.kind != "c":
+        return input
+    return apply(ops.Real(), input)
+
+
+def imag(input: Any) -> Any:
+    """The imaginary part of a complex tensor, sharing its memory."""
+    if input._data.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return apply(ops.Imag(), input)
+
+
 def contiguous(input: Any, memory_format: Any = None) -> Any:
     """``input`` itself: NumPy-backed tensors need no layout change for hookgrad."""
     return input
 
 
-def _new(input: Any, array: Any, requires_grad: bool) -> Any:
-    out = wrap_constant(array)
-    if requires_grad:
-        out.requires_grad_()
-    return out
-
-
-def _new_dtype(input: Any, dtype: Any) -> np.dtype:
-    return input._data.dtype if dtype is None else dtypes.to_dtype(dtype).np
-
-
-def _shape(size: tuple[Any, ...]) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    return tuple(int(s) for s in size)
+def _new_dtype(input: Any, dtype: Any) -> dtypes.dtype:
+    return input.dtype if dtype is None else dtypes.to_dtype(dtype)
 
 
 def new_zeros(
-    input: Any, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    input: Any,
+    *args: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
 ) -> Any:
-    """Zeros of shape ``size`` with ``input``'s dtype (unless given)."""
-    return _new(input, np.zeros(_shape(size), _new_dtype(input, dtype)), requires_grad)
+    """Zeros of the given size with ``input``'s dtype (unless given).
+
+    Example: ``x.new_zeros(2, 3)`` or ``x.new_zeros((2, 3))``.
+    """
+    dtype = _new_dtype(input, dtype)
+    return constant_tensor(
+        np.zeros, "new_zeros", size_args(args, size), dtype, device, requires_grad
+    )
 
 
 def new_ones(
-    input: Any, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    input: Any,
+    *args: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
 ) -> Any:
-    return _new(input, np.ones(_shape(size), _new_dtype(input, dtype)), requires_grad)
+    """Ones of the given size with ``input``'s dtype (unless given)."""
+    dtype = _new_dtype(input, dtype)
+    return constant_tensor(np.ones, "new_ones", size_args(args, size), dtype, device, requires_grad)
 
 
 def new_empty(
-    input: Any, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    input: Any,
+    *args: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
 ) -> Any:
-    return _new(input, np.empty(_shape(size), _new_dtype(input, dtype)), requires_grad)
+    """An uninitialised tensor of the given size with ``input``'s dtype (unless given)."""
+    dtype = _new_dtype(input, dtype)
+    return constant_tensor(
+        np.empty, "new_empty", size_args(args, size), dtype, device, requires_grad
+    )
 
 
 def new_full(
@@ -107,17 +173,47 @@ def new_full(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Any:
-    return _new(
-        input, np.full(_shape((size,)), fill_value, _new_dtype(input, dtype)), requires_grad
+    """``fill_value`` everywhere in a tensor of shape ``size`` (a tuple), with ``input``'s
+    dtype (unless given)."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
+            f"{type(size).__name__}"
+        )
+    return full(
+        size, fill_value, dtype=_new_dtype(input, dtype), device=device, requires_grad=requires_grad
     )
 
 
 def new_tensor(
-    input: Any, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    input: Any,
+    data: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
 ) -> Any:
-    """A new leaf tensor from ``data`` with ``input``'s dtype (unless given)."""
-    source = data._data if hasattr(data, "_data") else data
-    return _new(input, np.array(source, _new_dtype(input, dtype)), requires_grad)
+    """A new leaf tensor holding a copy of ``data``, with ``input``'s dtype (unless given)."""
+    check_device(device)
+    if hasattr(data, "_data"):
+        warnings.warn(
+            COPY_CONSTRUCT_WARNING.replace("torch.tensor(", "tensor.new_tensor("),
+            UserWarning,
+            stacklevel=2,
+        )
+    return new_leaf(to_array(data, _new_dtype(input, dtype)), requires_grad)
+
+
+def _legacy_type(input: Any, dtype: Any = None, non_blocking: bool = False) -> Any:
+    """With no ``dtype``, the legacy type name (``'torch.FloatTensor'``); otherwise
+    ``input`` cast to ``dtype`` (a dtype or such a name)."""
+    if dtype is None:
+        return f"torch.{dtypes.legacy_name(input.dtype)}Tensor"
+    if isinstance(dtype, str):
+        if dtype not in _LEGACY_TYPES:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _LEGACY_TYPES[dtype]
+    return _to_dtype(input, dtypes.to_dtype(dtype))
 
 
 class ConversionMethods:
@@ -127,9 +223,12 @@ class ConversionMethods:
 
     clone = clone
     to = to
+    type = _legacy_type
     type_as = type_as
     conj = conj
     conjugate = conj
+    real = property(real)
+    imag = property(imag)
     contiguous = contiguous
     new_zeros = new_zeros
     new_ones = new_ones
@@ -138,22 +237,37 @@ class ConversionMethods:
     new_tensor = new_tensor
 
     def float(self) -> Any:
+        """``self`` as float32."""
         return _to_dtype(self, dtypes.float32)
 
     def double(self) -> Any:
+        """``self`` as float64."""
         return _to_dtype(self, dtypes.float64)
 
     def half(self) -> Any:
+        """``self`` as float16."""
         return _to_dtype(self, dtypes.float16)
 
     def long(self) -> Any:
+        """``self`` as int64."""
         return _to_dtype(self, dtypes.int64)
 
     def int(self) -> Any:
+        """``self`` as int32."""
         return _to_dtype(self, dtypes.int32)
 
     def bool(self) -> Any:
+        """``self`` as bool."""
         return _to_dtype(self, dtypes.bool_)
 
+    def cfloat(self) -> Any:
+        """``self`` as complex64."""
+        return _to_dtype(self, dtypes.complex64)
+
+    def cdouble(self) -> Any:
+        """``self`` as complex128."""
+        return _to_dtype(self, dtypes.complex128)
+
     def cpu(self) -> Any:
+        """``self``: tensors live on the CPU already."""
         return self
