@@ -1,1 +1,455 @@
-"""Linear algebra: mm, matmul, bmm, dot, einsum."""
+"""Linear algebra ops: the matrix products (mm, bmm, mv, dot, matmul, addmm ...), einsum, trace.
+
+Every product here is a contraction, an einsum equation over its operands: ``mm`` is
+``ij,jk->ik``. Its backward is a contraction too: the gradient of one operand is the
+einsum of the output gradient with the conjugates of the other operands, mapped back to
+that operand's labels (``ik,jk->ij`` gives ``grad @ mat2^H``). So the backward of every
+product is an einsum call on tensors (``grad._einsum(equation, *others)``), which is
+itself differentiable: higher derivatives come for free.
+
+The forward of an einsum runs on arrays (``contract``): each operand first loses its
+repeated labels (diagonals) and the labels nothing else needs (sums), then the operands
+are multiplied pairwise, left to right, each pair as one batched ``np.matmul`` (BLAS).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import string
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from hookgrad.ops.base import Op
+
+LETTERS = string.ascii_uppercase + string.ascii_lowercase
+
+# ---------------------------------------------------------------- einsum on arrays
+
+
+def contract(inputs: tuple[str, ...], output: str, arrays: Sequence[Any]) -> Any:
+    """``einsum`` on NumPy arrays; ``inputs``/``output`` are label strings without ``...``.
+
+    Every label must have one size in all operands (broadcasting is the caller's job).
+    Example: ``contract(("ij", "jk"), "ik", (a, b))`` is ``a @ b``.
+    """
+    reductions, steps, final = _plan(inputs, output, tuple(a.shape for a in arrays))
+    arrays = [a if spec is None else np.einsum(a, *spec) for a, spec in zip(arrays, reductions)]
+    result = arrays[0]
+    for step, operand in zip(steps, arrays[1:]):
+        result = _multiply_pair(result, operand, step)
+    if final is not None:
+        result = result.transpose(final)
+    if len(arrays) == 1 and np.may_share_memory(result, arrays[0]):
+        result = result.copy()  # a transpose or diagonal is a view: own the memory
+    return result
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan(inputs: tuple[str, ...], output: str, shapes: tuple[tuple[int, ...], ...]) -> Any:
+    """How ``contract`` runs: per-operand reductions, pairwise steps, final transpose."""
+    sizes = {c: n for labels, shape in zip(inputs, shapes) for c, n in zip(labels, shape)}
+    reductions: list[Any] = []
+    prepared = []
+    for k, labels in enumerate(inputs):
+        if len(inputs) == 1:
+            kept = output
+        else:
+            needed = set(output).union(*(inputs[i] for i in range(len(inputs)) if i != k))
+            kept = "".join(dict.fromkeys(c for c in labels if c in needed))
+        if kept == labels:
+            reductions.append(None)
+        else:
+            index = {c: i for i, c in enumerate(dict.fromkeys(labels))}
+            reductions.append(([index[c] for c in labels], [index[c] for c in kept]))
+        prepared.append(kept)
+    steps = []
+    current = prepared[0]
+    for k in range(1, len(prepared)):
+        keep = set(output).union(*prepared[k + 1 :])
+        last = k == len(prepared) - 1
+        step, current = _pair_plan(current, prepared[k], keep, sizes, output if last else None)
+        steps.append(step)
+    final = None if current == output else tuple(current.index(c) for c in output)
+    return reductions, steps, final
+
+
+def _pair_plan(
+    a: str, b: str, keep: set[str], sizes: dict[str, int], output: str | None
+) -> tuple[tuple[Any, ...], str]:
+    """One pairwise step: labels shared and kept are batch dims, shared and not kept are
+    summed (the matmul's inner dim); the rest belong to one side each."""
+    batch = [c for c in a if c in b and c in keep]
+    summed = [c for c in a if c in b and c not in keep]
+    left = [c for c in a if c not in b]
+    right = [c for c in b if c not in a]
+    swap = output is not None and "".join(batch + right + left) == output
+    if swap:  # b @ a gives the output order directly: no transposed result
+        a, b, left, right = b, a, right, left
+    batch_shape = tuple(sizes[c] for c in batch)
+    left_shape = tuple(sizes[c] for c in left)
+    right_shape = tuple(sizes[c] for c in right)
+    if summed:
+        inner = math.prod(sizes[c] for c in summed)
+        rows, cols = math.prod(left_shape), math.prod(right_shape)
+        layout_a = _layout(a, batch + left + summed, sizes, (*batch_shape, rows, inner))
+        layout_b = _layout(b, batch + summed + right, sizes, (*batch_shape, inner, cols))
+        out_shape: tuple[int, ...] | None = (*batch_shape, *left_shape, *right_shape)
+        if out_shape == (*batch_shape, rows, cols):
+            out_shape = None
+    else:  # no sum: a broadcast elementwise product
+        ones_a, ones_b = (1,) * len(right), (1,) * len(left)
+        layout_a = _layout(a, batch + left, sizes, (*batch_shape, *left_shape, *ones_a))
+        layout_b = _layout(b, batch + right, sizes, (*batch_shape, *ones_b, *right_shape))
+        out_shape = None
+    return (swap, layout_a, layout_b, bool(summed), out_shape), "".join(batch + left + right)
+
+
+def _layout(
+    labels: str, order: list[str], sizes: dict[str, int], shape: tuple[int, ...]
+) -> tuple[Any, Any]:
+    """The transpose (None if none) and reshape (None if none) taking an operand with
+    ``labels`` to ``shape``, its dims in ``order``."""
+    perm = [labels.index(c) for c in order]
+    in_order = tuple(sizes[c] for c in order)
+    return (None if perm == sorted(perm) else perm, None if shape == in_order else shape)
+
+
+def _multiply_pair(a: Any, b: Any, step: tuple[Any, ...]) -> Any:
+    swap, (perm_a, shape_a), (perm_b, shape_b), summed, out_shape = step
+    if swap:
+        a, b = b, a
+    if perm_a is not None:
+        a = a.transpose(perm_a)
+    if shape_a is not None:
+        a = a.reshape(shape_a)
+    if perm_b is not None:
+        b = b.transpose(perm_b)
+    if shape_b is not None:
+        b = b.reshape(shape_b)
+    result = np.matmul(a, b) if summed else a * b
+    return result if out_shape is None else result.reshape(out_shape)
+
+
+# ---------------------------------------------------------------- einsum
+
+
+class Einsum(Op):
+    """``einsum`` over any number of operands, given as explicit label strings.
+
+    The gradient of operand ``k`` is the einsum of the output gradient with the other
+    operands (conjugated). Two kinds of labels of operand ``k`` need more than that:
+    labels nothing else has (summed away in the forward) come back by a ``ones`` operand,
+    and repeated labels (a diagonal) by an identity operand that puts the gradient back
+    on the diagonal.
+    """
+
+    def __init__(self, inputs: tuple[str, ...], output: str) -> None:
+        self.inputs = inputs
+        self.output = output
+        self.input_names = self.saves = _operand_names(len(inputs))
+
+    def forward(self, *arrays: Any) -> Any:
+        return contract(self.inputs, self.output, arrays)
+
+    def backward(self, grad: Any) -> Any:
+        operands = self.unpack()
+        grads: list[Any] = []
+        for k, needed in enumerate(self.needs_input_grad):
+            if not needed:
+                grads.append(None)
+                continue
+            equation, constants = _einsum_grad_equation(
+                self.inputs, self.output, k, tuple(operands[k].shape)
+            )
+            others = [x.conj() for i, x in enumerate(operands) if i != k]
+            extra = [grad.new_tensor(array) for array in constants]
+            grads.append(grad._einsum(equation, *others, *extra))
+        return tuple(grads)
+
+
+@functools.cache
+def _operand_names(count: int) -> tuple[str, ...]:
+    return tuple(f"operand{i}" for i in range(count))
+
+
+@functools.lru_cache(maxsize=256)
+def _einsum_grad_equation(
+    inputs: tuple[str, ...], output: str, k: int, shape: tuple[int, ...]
+) -> tuple[str, list[Any]]:
+    """The equation giving operand ``k``'s gradient from (grad, other operands, constants)."""
+    target = inputs[k]
+    fresh = iter(c for c in LETTERS if c not in set("".join(inputs) + output))
+    available = set(output).union(*(inputs[i] for i in range(len(inputs)) if i != k))
+    result = []
+    copies: dict[str, list[str]] = {}
+    for c in target:
+        if c in copies:
+            copies[c].append(next(fresh))
+            result.append(copies[c][-1])
+        else:
+            copies[c] = [c]
+            result.append(c)
+    terms = [output, *(inputs[i] for i in range(len(inputs)) if i != k)]
+    constants = []
+    lonely = ""
+    for c, names in copies.items():
+        size = shape[target.index(c)]
+        if len(names) > 1:
+            terms.append("".join(names))
+            constants.append(_identity(size, len(names)))
+        elif c not in available:
+            lonely += c
+    if lonely:
+        terms.append(lonely)
+        constants.append(np.ones(tuple(shape[target.index(c)] for c in lonely)))
+    return ",".join(terms) + "->" + "".join(result), constants
+
+
+def _identity(size: int, ndim: int) -> Any:
+    """The ``ndim``-dimensional identity: 1 where all indices are equal, else 0."""
+    array = np.zeros((size,) * ndim)
+    array[(np.arange(size),) * ndim] = 1
+    return array
+
+
+# ---------------------------------------------------------------- two-operand products
+
+
+class Product(Op):
+    """A product of two tensors ``a``, ``b`` given by an einsum ``equation`` ``"A,B->C"``.
+
+    The forward is ``product`` (``np.matmul``); the backward is ``grad_a = einsum("C,B->A",
+    grad, conj(b))`` and ``grad_b = einsum("C,A->B", grad, conj(a))``.
+
+    Each gradient has the memory layout of its operand, as in torch: the gradient of a
+    transposed matrix (``x @ w.T``) is computed transposed, so that after the transpose's
+    backward ``w.grad`` is contiguous like ``w`` (mixed layouts make later elementwise
+    ops, like an optimizer step, several times slower).
+    """
+
+    equation = ""
+    transposed = (False, False)
+
+    def product(self, a: Any, b: Any) -> Any:
+        return np.matmul(a, b)
+
+    def forward(self, a: Any, b: Any) -> Any:
+        self.transposed = (_is_transposed(a), _is_transposed(b))
+        return self.product(a, b)
+
+    def backward(self, grad: Any) -> Any:
+        a, b = self.unpack()
+        return self.operand_grads(grad, a, b, self.needs_input_grad)
+
+    def operand_grads(self, grad: Any, a: Any, b: Any, needs: Sequence[bool]) -> tuple[Any, ...]:
+        """The gradients of ``a`` and ``b`` (None where ``needs`` is false)."""
+        grads: list[Any] = []
+        equations = _grad_equations(self.equation, self.transposed)
+        for equation, other, needed, transposed in zip(equations, (b, a), needs, self.transposed):
+            if not needed:
+                grads.append(None)
+            elif transposed:
+                grads.append(grad._einsum(equation, other.conj()).mT)
+            else:
+                grads.append(grad._einsum(equation, other.conj()))
+        return tuple(grads)
+
+
+def _is_transposed(array: Any) -> bool:
+    """Whether the last two dims of ``array`` are laid out column by column."""
+    if array.ndim < 2 or array.shape[-2] < 2 or array.shape[-1] < 2:
+        return False
+    return array.strides[-2] == array.itemsize < array.strides[-1]
+
+
+@functools.lru_cache(maxsize=256)
+def _grad_equations(equation: str, transposed: tuple[bool, bool]) -> tuple[str, str]:
+    """``"A,B->C"`` gives ``("C,B->A", "C,A->B")``; the output's last two labels are
+    swapped for an operand that is ``transposed``."""
+    inputs, output = equation.split("->")
+    a, b = inputs.split(",")
+    a_out = a[:-2] + a[-1] + a[-2] if transposed[0] else a
+    b_out = b[:-2] + b[-1] + b[-2] if transposed[1] else b
+    return f"{output},{b}->{a_out}", f"{output},{a}->{b_out}"
+
+
+class Mm(Product):
+    """``self @ mat2`` for two matrices."""
+
+    input_names = ("self", "mat2")
+    saves = ("self", "mat2")
+    equation = "ij,jk->ik"
+
+
+class Bmm(Product):
+    """Batched ``self @ mat2`` for two 3-D tensors with the same batch size."""
+
+    input_names = ("self", "mat2")
+    saves = ("self", "mat2")
+    equation = "bij,bjk->bik"
+
+
+class Mv(Product):
+    """``self @ vec``: a matrix times a vector."""
+
+    input_names = ("self", "vec")
+    saves = ("self", "vec")
+    equation = "ij,j->i"
+
+
+class Dot(Op):
+    """The inner product of two vectors (no conjugation)."""
+
+    input_names = ("self", "tensor")
+    saves = ("self", "tensor")
+
+    def forward(self, a: Any, b: Any) -> Any:
+        return np.dot(a, b)
+
+    def backward(self, grad: Any) -> Any:
+        a, b = self.unpack()
+        needs = self.needs_input_grad
+        return (grad * b.conj() if needs[0] else None, grad * a.conj() if needs[1] else None)
+
+
+class Vdot(Op):
+    """``sum(conj(self) * other)``: the inner product that conjugates its first vector."""
+
+    input_names = ("self", "other")
+    saves = ("self", "other")
+
+    def forward(self, a: Any, b: Any) -> Any:
+        return np.vdot(a, b)
+
+    def backward(self, grad: Any) -> Any:
+        a, b = self.unpack()
+        needs = self.needs_input_grad
+        return (b * grad.conj() if needs[0] else None, a * grad if needs[1] else None)
+
+
+class Matmul(Product):
+    """``torch.matmul`` beyond dot/mv/mm: a vector or (broadcast) batch of matrices.
+
+    One node stands for torch's chain of views around its mm/mv/bmm, so its name is the
+    name torch's outermost node has (``node_name``, given by the caller).
+    """
+
+    saves = ("self", "other")
+
+    def __init__(self, node_name: str, ndims: tuple[int, int], batch_ndims: tuple[int, int]):
+        self.node_name = node_name
+        self.equation = _matmul_equation(ndims, batch_ndims)
+
+
+def _matmul_equation(ndims: tuple[int, int], batch_ndims: tuple[int, int]) -> str:
+    """The einsum equation of a matmul: batch labels ``A, B, ...`` right-aligned, matrix
+    labels ``ij,jk->ik`` (``j`` alone for a vector operand)."""
+    batch = LETTERS[: max(batch_ndims)]
+    a = batch[len(batch) - batch_ndims[0] :] + ("ij" if ndims[0] > 1 else "j")
+    b = batch[len(batch) - batch_ndims[1] :] + ("jk" if ndims[1] > 1 else "j")
+    out = batch + ("i" if ndims[0] > 1 else "") + ("k" if ndims[1] > 1 else "")
+    return f"{a},{b}->{out}"
+
+
+# ---------------------------------------------------------------- beta * self + alpha * product
+
+
+class AddProduct(Product):
+    """``beta * self + alpha * product(a, b)``: addmm, addmv, baddbmm, addbmm, addr.
+
+    With ``beta == 0`` ``self`` is ignored (its NaNs do not propagate), as in torch.
+    """
+
+    def __init__(self, beta: Any = 1, alpha: Any = 1) -> None:
+        self.beta = beta
+        self.alpha = alpha
+
+    def forward(self, c: Any, a: Any, b: Any) -> Any:  # type: ignore[override]
+        out = super().forward(a, b)
+        if self.alpha != 1:
+            out = out * self.alpha
+        if self.beta != 0:
+            out = out + (c if self.beta == 1 else self.beta * c)
+        return out.astype(np.result_type(c, a, b), copy=False)
+
+    def backward(self, grad: Any) -> Any:
+        c, a, b = self.unpack()
+        needs = self.needs_input_grad
+        grad_c = None
+        if needs[0]:
+            grad_c = grad if self.beta == 1 else grad * _conj(self.beta)
+        grad_a, grad_b = self.operand_grads(grad, a, b, needs[1:])
+        if self.alpha != 1:
+            alpha = _conj(self.alpha)
+            grad_a = None if grad_a is None else grad_a * alpha
+            grad_b = None if grad_b is None else grad_b * alpha
+        return grad_c, grad_a, grad_b
+
+
+class Addmm(AddProduct):
+    """``beta * self + alpha * (mat1 @ mat2)``; ``nn.Linear``'s op."""
+
+    input_names = ("self", "mat1", "mat2")
+    saves = ("self", "mat1", "mat2")
+    equation = "ij,jk->ik"
+
+
+class Addmv(AddProduct):
+    """``beta * self + alpha * (mat @ vec)``."""
+
+    input_names = ("self", "mat", "vec")
+    saves = ("self", "mat", "vec")
+    equation = "ij,j->i"
+
+
+class Baddbmm(AddProduct):
+    """``beta * self + alpha * bmm(batch1, batch2)``."""
+
+    input_names = ("self", "batch1", "batch2")
+    saves = ("self", "batch1", "batch2")
+    equation = "bij,bjk->bik"
+
+
+class Addbmm(AddProduct):
+    """``beta * self + alpha * sum_b batch1[b] @ batch2[b]``."""
+
+    input_names = ("self", "batch1", "batch2")
+    saves = ("self", "batch1", "batch2")
+    equation = "bij,bjk->ik"
+
+    def product(self, a: Any, b: Any) -> Any:
+        return contract(("bij", "bjk"), "ik", (a, b))
+
+
+class Addr(AddProduct):
+    """``beta * self + alpha * outer(vec1, vec2)``."""
+
+    input_names = ("self", "vec1", "vec2")
+    saves = ("self", "vec1", "vec2")
+    equation = "i,j->ij"
+
+    def product(self, a: Any, b: Any) -> Any:
+        return np.multiply.outer(a, b)
+
+
+# ---------------------------------------------------------------- trace
+
+
+class Trace(Op):
+    """The sum of a matrix's diagonal; the gradient is ``grad`` on the diagonal."""
+
+    input_names = ("self",)
+
+    def forward(self, a: Any) -> Any:
+        self.self_sym_sizes = a.shape
+        return np.trace(a)
+
+    def backward(self, grad: Any) -> Any:
+        return grad.new_tensor(np.eye(*self.self_sym_sizes)) * grad
+
+
+def _conj(value: Any) -> Any:
+    return value.conjugate() if isinstance(value, complex) else value

@@ -1,11 +1,762 @@
-"""Linear algebra functions (matmul, mm, bmm, einsum ...) and their Tensor methods."""
+"""Linear algebra functions (matmul, mm, bmm, einsum ...) and their Tensor methods.
+
+The products check their operands here, with torch's error types and messages, then run
+one op of ``hookgrad.ops.linalg``. ``matmul`` picks the op torch's dispatch would (dot,
+mv, mm, or one batched node named like torch's outermost node), so ``repr(result)``
+shows the ``grad_fn`` torch shows.
+"""
 
 from __future__ import annotations
 
-__all__ = []
+import functools
+import math
+from typing import Any
+
+from hookgrad.ops import linalg as ops
+from hookgrad.ops.util import wrap_dim
+from hookgrad.tensor import dtypes
+from hookgrad.tensor import tensor as _tensor_module
+from hookgrad.tensor.dispatch import apply
+
+__all__ = [
+    "addbmm",
+    "addmm",
+    "addmv",
+    "addr",
+    "baddbmm",
+    "bmm",
+    "dot",
+    "einsum",
+    "ger",
+    "inner",
+    "kron",
+    "matmul",
+    "mm",
+    "mv",
+    "outer",
+    "tensordot",
+    "trace",
+    "vdot",
+]
+
+# torch's C++ type names, as its "expected m1 and m2 to have the same dtype" error prints them.
+_CPP_NAMES = {
+    dtypes.bool_: "bool",
+    dtypes.int32: "int",
+    dtypes.int64: "long int",
+    dtypes.float16: "c10::Half",
+    dtypes.float32: "float",
+    dtypes.float64: "double",
+    dtypes.complex64: "c10::complex<float>",
+    dtypes.complex128: "c10::complex<double>",
+}
+
+
+def _check_tensor(value: Any, function: str, name: str, position: int) -> None:
+    if not isinstance(value, _tensor_module.Tensor):
+        raise TypeError(
+            f"{function}(): argument '{name}' (position {position}) must be Tensor, not "
+            f"{type(value).__name__}"
+        )
+
+
+def _legacy(tensor: Any) -> str:
+    return dtypes.legacy_name(tensor.dtype)
+
+
+def _differ(a: Any, b: Any) -> bool:
+    """Whether two tensors have different dtypes."""
+    return a._data.dtype != b._data.dtype
+
+
+def _no_bool(tensor: Any, kernel: str) -> None:
+    if tensor._data.dtype.kind == "b":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def _check_expandable(input: Any, target: tuple[int, ...]) -> None:
+    """torch's ``expand`` errors when ``input`` (``self`` of addmm ...) cannot broadcast."""
+    shape = input._data.shape
+    if len(shape) > len(target):
+        raise RuntimeError(
+            f"expand(torch.{_legacy(input)}Tensor{{{list(shape)}}}, size={list(target)}): "
+            f"the number of sizes provided ({len(target)}) must be greater or equal to the "
+            f"number of dimensions in the tensor ({len(shape)})"
+        )
+    lead = len(target) - len(shape)
+    for i, size in enumerate(shape):
+        if size != 1 and size != target[lead + i]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[lead + i]}) must match the existing "
+                f"size ({size}) at non-singleton dimension {lead + i}.  Target sizes: "
+                f"{list(target)}.  Tensor sizes: {list(shape)}"
+            )
+
+
+def _shape_text(*sizes: int) -> str:
+    return "x".join(str(s) for s in sizes)
+
+
+# ---------------------------------------------------------------- the checks of each kernel
+
+
+def _check_mm(a_shape: tuple, b_shape: tuple, a: Any, b: Any) -> None:
+    """torch's mm checks: inner sizes, then dtypes (``a``/``b`` are the tensors whose
+    dtypes count; the shapes may be folded views of them)."""
+    if a_shape[1] != b_shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(*a_shape)} and "
+            f"{_shape_text(*b_shape)})"
+        )
+    if _differ(a, b):
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_CPP_NAMES[a.dtype]} != {_CPP_NAMES[b.dtype]}"
+        )
+    _no_bool(a, "addmm_impl_cpu_")
+
+
+def _check_mv(mat_shape: tuple, vec_size: int, mat: Any, vec: Any) -> None:
+    if mat_shape[1] != vec_size:
+        raise RuntimeError(
+            f"size mismatch, got input ({mat_shape[0]}), mat ({_shape_text(*mat_shape)}), "
+            f"vec ({vec_size})"
+        )
+    if _differ(mat, vec):
+        raise RuntimeError(
+            "addmv input tensors must have the same dtype, but got "
+            f"{_legacy(vec)}, {_legacy(mat)}, and {_legacy(vec)}"
+        )
+    _no_bool(mat, "addmv_impl_cpu")
+
+
+def _check_dot(a: Any, b: Any) -> None:
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if _differ(a, b):
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{_legacy(a)} and {_legacy(b)}"
+        )
+    n, m = a._data.shape[0], b._data.shape[0]
+    if n != m:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively"
+        )
+    _no_bool(a, "dot")
+
+
+def _check_bmm(batch: int, a_inner: int, b_rows: int, a: Any, b: Any) -> None:
+    if a_inner != b_rows:
+        raise RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{batch}, {a_inner}] but got: [{batch}, {b_rows}]."
+        )
+    if _differ(a, b):
+        raise RuntimeError(f"expected scalar type {_legacy(a)} but found {_legacy(b)}")
+    _no_bool(a, "bmm")
+
+
+# ---------------------------------------------------------------- products
+
+
+def mm(input: Any, mat2: Any) -> Any:
+    """The matrix product of two 2-D tensors (no broadcasting; see ``matmul``).
+
+    Example: ``hookgrad.mm(hookgrad.ones(2, 3), hookgrad.ones(3, 4)).shape`` is ``(2, 4)``.
+    """
+    _check_tensor(input, "mm", "input", 1)
+    _check_tensor(mat2, "mm", "mat2", 2)
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _check_mm(input._data.shape, mat2._data.shape, input, mat2)
+    return apply(ops.Mm(), input, mat2)
+
+
+def bmm(input: Any, mat2: Any) -> Any:
+    """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p) -> (b, n, p)``."""
+    _check_tensor(input, "bmm", "input", 1)
+    _check_tensor(mat2, "bmm", "mat2", 2)
+    if input.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    (batch, _, inner), (batch2, rows, _) = input._data.shape, mat2._data.shape
+    if batch != batch2:
+        raise RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{batch}, {inner}] but got: [{batch2}, {rows}]."
+        )
+    _check_bmm(batch, inner, rows, input, mat2)
+    return apply(ops.Bmm(), input, mat2)
+
+
+def mv(input: Any, vec: Any) -> Any:
+    """Matrix-vector product ``(n, m) @ (m,) -> (n,)``."""
+    _check_tensor(input, "mv", "input", 1)
+    _check_tensor(vec, "mv", "vec", 2)
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    _check_mv(input._data.shape, vec._data.shape[0], input, vec)
+    return apply(ops.Mv(), input, vec)
+
+
+def dot(input: Any, tensor: Any) -> Any:
+    """The inner product of two 1-D tensors (no complex conjugation; see ``vdot``)."""
+    _check_tensor(input, "dot", "input", 1)
+    _check_tensor(tensor, "dot", "tensor", 2)
+    _check_dot(input, tensor)
+    return apply(ops.Dot(), input, tensor)
+
+
+def vdot(input: Any, other: Any) -> Any:
+    """``sum(conj(input) * other)`` for two 1-D tensors."""
+    _check_tensor(input, "vdot", "input", 1)
+    _check_tensor(other, "vdot", "other", 2)
+    _check_dot(input, other)
+    return apply(ops.Vdot(), input, other)
+
+
+def matmul(input: Any, other: Any) -> Any:
+    """The matrix product with torch's rules for every number of dimensions.
+
+    1-D @ 1-D is a dot product, 2-D @ 1-D a matrix-vector product, 1-D @ 2-D a
+    vector-matrix product, 2-D @ 2-D ``mm``; with more dimensions the leading ones are
+    batch dimensions and broadcast (a 1-D operand acts as a matrix of one row/column
+    that is dropped from the result). ``a @ b`` calls it.
+
+    Example::
+
+        x = hookgrad.ones(5, 1, 2, 3)
+        w = hookgrad.ones(4, 3, 6)
+        (x @ w).shape       # Size([5, 4, 2, 6])
+    """
+    _check_tensor(input, "matmul", "input", 1)
+    _check_tensor(other, "matmul", "other", 2)
+    ndims = (input.ndim, other.ndim)
+    if 0 in ndims:
+        raise RuntimeError(
+            "both arguments to matmul need to be at least 1D, but they are "
+            f"{ndims[0]}D and {ndims[1]}D"
+        )
+    if ndims == (1, 1):
+        return dot(input, other)
+    if ndims == (2, 1):
+        return mv(input, other)
+    if ndims == (2, 2):
+        _check_mm(input._data.shape, other._data.shape, input, other)
+        return apply(ops.Mm(), input, other)
+    name = _check_matmul(input, other)
+    batch_ndims = (max(ndims[0] - 2, 0), max(ndims[1] - 2, 0))
+    return apply(ops.Matmul(name, ndims, batch_ndims), input, other)
+
+
+def _check_matmul(a: Any, b: Any) -> str:
+    """Check a matmul with a vector or batch operand the way torch's dispatch does; return
+    the name of torch's outermost node for it.
+
+    torch folds the batch dims of the bigger operand into matrix rows (one mm/mv) when the
+    other is a matrix or vector (for ``vector/matrix @ batch`` only when the small operand
+    requires grad: ``(b^T @ a^T)^T``, whose final copy is a ``CloneBackward0``); otherwise it
+    broadcasts the batch dims and runs bmm. A batch of one of a 3-D operand counts as a
+    matrix when the other is 3-D too.
+    """
+    a_shape, b_shape = a._data.shape, b._data.shape
+    a_ndim, b_ndim = len(a_shape), len(b_shape)
+    if a_ndim == 1:
+        a_ndim_eff = 1
+    elif a_ndim == 3 and b_ndim == 3 and a_shape[0] == 1 and b_shape[0] != 1:
+        a_ndim_eff = 2
+    else:
+        a_ndim_eff = a_ndim
+    b_ndim_eff = 2 if a_ndim == 3 and b_ndim == 3 and b_shape[0] == 1 else b_ndim
+    if a_ndim == 1 and b_ndim == 2:
+        _check_mm((1, a_shape[0]), b_shape, a, b)
+        return "SqueezeBackward4"
+    if a_ndim_eff >= 3 and b_ndim_eff <= 2:
+        rows = math.prod(a_shape[:-1])
+        if b_ndim == 1:
+            _check_mv((rows, a_shape[-1]), b_shape[0], a, b)
+        else:
+            _check_mm((rows, a_shape[-1]), b_shape[-2:], a, b)
+        return "UnsafeViewBackward0"
+    if b_ndim_eff >= 3 and a_ndim_eff <= 2 and a.requires_grad:
+        rows = math.prod(b_shape[:-2]) * b_shape[-1]
+        if a_ndim == 1:
+            _check_mv((rows, b_shape[-2]), a_shape[0], b, a)
+            return "UnsafeViewBackward0"
+        _check_mm((rows, b_shape[-2]), (a_shape[-1], a_shape[-2]), b, a)
+        # The transposed result is already contiguous when it has a single row or column.
+        contiguous = a_shape[-2] <= 1 or b_shape[-1] <= 1 or rows == 0
+        return "TransposeBackward0" if contiguous else "CloneBackward0"
+    batch = _broadcast_batch(a_shape[:-2], b_shape[:-2] if b_ndim > 1 else ())
+    a_inner = a_shape[-1]
+    b_rows = b_shape[-2] if b_ndim > 1 else b_shape[0]
+    _check_bmm(math.prod(batch), a_inner, b_rows, a, b)
+    return "UnsafeViewBackward0"
+
+
+def _broadcast_batch(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast of two batch shapes, with torch's error."""
+    ndim = max(len(a), len(b))
+    a = (1,) * (ndim - len(a)) + tuple(a)
+    b = (1,) * (ndim - len(b)) + tuple(b)
+    out = []
+    for dim, (n, m) in enumerate(zip(a, b)):
+        if n != m and n != 1 and m != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({n}) must match the size of tensor b ({m}) at "
+                f"non-singleton dimension {dim}"
+            )
+        out.append(max(n, m) if n and m else 0)
+    return tuple(out)
+
+
+def outer(input: Any, vec2: Any) -> Any:
+    """The outer product ``input[i] * vec2[j]`` of two 1-D tensors (dtypes promote)."""
+    _check_tensor(input, "outer", "input", 1)
+    _check_tensor(vec2, "outer", "vec2", 2)
+    for name, vector in (("self", input), ("vec2", vec2)):
+        if vector.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {vector.ndim}-D")
+    return input.reshape(-1, 1) * vec2
+
+
+ger = outer
+
+
+def inner(input: Any, other: Any) -> Any:
+    """The sum over the last dimension of both: ``out[..., ...] = sum_k a[..., k] b[..., k]``.
+
+    A 0-D operand multiplies instead.
+    """
+    _check_tensor(input, "inner", "input", 1)
+    _check_tensor(other, "inner", "other", 2)
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input._data.shape[-1] != other._data.shape[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input.shape)} and {list(other.shape)}"
+        )
+    if _differ(input, other):
+        raise RuntimeError("both inputs should have same dtype")
+    a = ops.LETTERS[: input.ndim - 1]
+    b = ops.LETTERS[input.ndim - 1 : input.ndim + other.ndim - 2]
+    return einsum(f"{a}z,{b}z->{a}{b}", input, other)
+
+
+def tensordot(a: Any, b: Any, dims: Any = 2) -> Any:
+    """Sum the products over ``dims`` of ``a`` and ``b``: the last ``dims`` dims of ``a``
+    with the first ``dims`` of ``b`` (an int), or the listed dims ``([dims_a], [dims_b])``.
+
+    Example: ``tensordot(ones(2, 3, 4), ones(3, 4, 5)).shape`` is ``(2, 5)``.
+    """
+    _check_tensor(a, "tensordot", "a", 1)
+    _check_tensor(b, "tensordot", "b", 2)
+    if isinstance(dims, _tensor_module.Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.ndim or dims > b.ndim:
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+        if len(dims_a) != len(dims_b):
+            raise RuntimeError("both dimension lists should have same length")
+    wrapped_a = [wrap_dim(d, a.ndim) for d in dims_a]
+    wrapped_b = [wrap_dim(d, b.ndim) for d in dims_b]
+    for wrapped in (wrapped_a, wrapped_b):
+        for d in wrapped:
+            if wrapped.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if _differ(a, b):
+        raise RuntimeError("both inputs should have same dtype")
+    labels_a = list(ops.LETTERS[: a.ndim])
+    labels_b = list(ops.LETTERS[a.ndim : a.ndim + b.ndim])
+    for da, db, given_a, given_b in zip(wrapped_a, wrapped_b, dims_a, dims_b):
+        size_a, size_b = a._data.shape[da], b._data.shape[db]
+        if size_a != size_b:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {size_a} in dim "
+                f"{given_a} and second has size {size_b} in dim {given_b}"
+            )
+        labels_b[db] = labels_a[da]
+    out = [c for c in labels_a if c not in labels_b] + [c for c in labels_b if c not in labels_a]
+    return einsum(f"{''.join(labels_a)},{''.join(labels_b)}->{''.join(out)}", a, b)
+
+
+def kron(input: Any, other: Any) -> Any:
+    """The Kronecker product: block ``(i, j)`` of the result is ``input[i, j] * other``.
+
+    Operands with fewer dims get leading dims of size 1 first.
+    """
+    _check_tensor(input, "kron", "input", 1)
+    _check_tensor(other, "kron", "other", 2)
+    ndim = max(input.ndim, other.ndim)
+    a_shape = (1,) * (ndim - input.ndim) + tuple(input._data.shape)
+    b_shape = (1,) * (ndim - other.ndim) + tuple(other._data.shape)
+    a = input.reshape([s for n in a_shape for s in (n, 1)])
+    b = other.reshape([s for n in b_shape for s in (1, n)])
+    return (a * b).reshape([n * m for n, m in zip(a_shape, b_shape)])
+
+
+def trace(input: Any) -> Any:
+    """The sum of the main diagonal of a 2-D tensor."""
+    _check_tensor(input, "trace", "input", 1)
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    _no_bool(input, "trace")
+    return apply(ops.Trace(), input)
+
+
+# ---------------------------------------------------------------- beta * input + alpha * product
+
+
+def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the result.
+
+    With ``beta=0``, ``input`` is ignored (NaN in it does not propagate). ``nn.Linear``
+    is ``addmm(bias, x, weight.T)``.
+    """
+    for i, (name, matrix) in enumerate((("mat1", mat1), ("mat2", mat2))):
+        _check_tensor(matrix, "addmm", name, i + 2)
+        if matrix.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {matrix.ndim}-D tensor")
+    (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    _check_expandable(input, (n, m))
+    _check_add_dtypes(input, mat1, mat2)
+    _no_bool(mat1, "addmm_impl_cpu_")
+    return apply(ops.Addmm(beta, alpha), input, mat1, mat2)
+
+
+def _check_add_dtypes(input: Any, mat1: Any, mat2: Any) -> None:
+    """addmm's and addbmm's dtype checks, ``self`` against ``mat2`` first."""
+    for name, tensor in (("self", input), ("mat1", mat1)):
+        if _differ(tensor, mat2):
+            raise RuntimeError(
+                f"{name} and mat2 must have the same dtype, but got {_legacy(tensor)} and "
+                f"{_legacy(mat2)}"
+            )
+
+
+def addmv(input: Any, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+    """``beta * input + alpha * (mat @ vec)``."""
+    if input.ndim > 1 or mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}"
+        )
+    rows, cols = mat._data.shape
+    size = input._data.shape[0] if input.ndim else 1
+    if cols != vec._data.shape[0] or size not in (1, rows):
+        raise RuntimeError(
+            f"size mismatch, got input ({size}), mat ({rows}x{cols}), vec ({vec._data.shape[0]})"
+        )
+    if _differ(input, mat) or _differ(mat, vec):
+        raise RuntimeError(
+            "addmv input tensors must have the same dtype, but got "
+            f"{_legacy(input)}, {_legacy(mat)}, and {_legacy(vec)}"
+        )
+    _no_bool(mat, "addmv_impl_cpu")
+    return apply(ops.Addmv(beta, alpha), input, mat, vec)
+
+
+def baddbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+    """``beta * input + alpha * bmm(batch1, batch2)``."""
+    for name, tensor in (("batch1", batch1), ("batch2", batch2)):
+        if tensor.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    (batch, n, k), (batch2_size, k2, m) = batch1._data.shape, batch2._data.shape
+    _check_expandable(input, (batch, n, m))
+    if (batch, k) != (batch2_size, k2):
+        raise RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{batch}, {k}] but got: [{batch2_size}, {k2}]."
+        )
+    if _differ(input, batch1):
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {_CPP_NAMES[input.dtype]}, "
+            f"batch1: {_CPP_NAMES[batch1.dtype]}, batch2: {_CPP_NAMES[batch2.dtype]}"
+        )
+    _check_bmm(batch, k, k2, batch1, batch2)
+    return apply(ops.Baddbmm(beta, alpha), input, batch1, batch2)
+
+
+def addbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
+    for name, tensor in (("batch1", batch1), ("batch2", batch2)):
+        if tensor.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    (batch, n, k), (batch2_size, k2, m) = batch1._data.shape, batch2._data.shape
+    _check_expandable(input, (n, m))
+    if batch != batch2_size:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {batch} and {batch2_size}"
+        )
+    if k != k2:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({n}x{k} and {k2}x{m})")
+    _check_add_dtypes(input, batch1, batch2)
+    _no_bool(batch1, "addbmm")
+    return apply(ops.Addbmm(beta, alpha), input, batch1, batch2)
+
+
+def addr(input: Any, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
+    """``beta * input + alpha * outer(vec1, vec2)`` (dtypes promote)."""
+    for name, vector in (("vec1", vec1), ("vec2", vec2)):
+        if vector.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {vector.ndim}-D")
+    _check_expandable(input, (vec1._data.shape[0], vec2._data.shape[0]))
+    dtype = dtypes.result_type(input, vec1, vec2)
+    tensors = [x if x.dtype is dtype else x.to(dtype) for x in (input, vec1, vec2)]
+    return apply(ops.Addr(beta, alpha), *tensors)
+
+
+# ---------------------------------------------------------------- einsum
+
+
+def einsum(*args: Any) -> Any:
+    """Sum of products over the labelled dims, as an equation: ``"ij,jk->ik"`` is ``a @ b``.
+
+    Forms: ``einsum("ij,jk->ik", a, b)``, ``einsum("ij,jk", [a, b])``, and the sublist
+    form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``. Labels are letters; ``...`` stands for
+    broadcast dims; a label repeated in one operand takes its diagonal; without ``->``
+    the output has the labels used once, in alphabetical order (``...`` first). Dims of
+    size 1 broadcast against the same label's size elsewhere.
+
+    Example::
+
+        hookgrad.einsum("bij,bjk->bik", x, y)   # batched matmul
+        hookgrad.einsum("ii", m)                # trace
+        hookgrad.einsum("i,j->ij", u, v)        # outer product
+    """
+    if not args:
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, or at "
+            "least one operand and its subscripts list"
+        )
+    if isinstance(args[0], _tensor_module.Tensor):
+        equation, operands = _sublist_equation(args)
+    elif isinstance(args[0], str):
+        equation, operands = args[0], args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = tuple(operands[0])
+    else:
+        raise TypeError(
+            f"einsum(): argument 'equation' (position 1) must be str, not {type(args[0]).__name__}"
+        )
+    if not operands:
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, or at "
+            "least one operand and its subscripts list"
+        )
+    for i, operand in enumerate(operands):
+        if not isinstance(operand, _tensor_module.Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 1, but got {type(operand).__name__}"
+            )
+    return _einsum(equation, operands)
+
+
+def _einsum(equation: str, operands: tuple[Any, ...]) -> Any:
+    """``einsum`` once its arguments are an equation and a tuple of tensors."""
+    inputs, output, expanded = _einsum_labels(equation, tuple(x._data.shape for x in operands))
+    for operand in operands[1:]:
+        if _differ(operand, operands[0]):
+            raise RuntimeError(
+                f"expected scalar type {_legacy(operands[0])} but found {_legacy(operand)}"
+            )
+    if expanded:
+        operands = tuple(
+            x if shape == x._data.shape else x.expand(shape) for x, shape in zip(operands, expanded)
+        )
+    return apply(ops.Einsum(inputs, output), *operands)
+
+
+def _sublist_equation(args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
+    """The equation string of the sublist form ``(op, [0, 1], op, [1, 2], [0, 2])``."""
+    operands = args[0::2]
+    equation = ",".join(_sublist_term(sublist) for sublist in args[1::2])
+    if len(args) % 2:
+        operands = operands[:-1]
+        equation += "->" + _sublist_term(args[-1])
+    return equation, tuple(operands)
+
+
+def _sublist_term(sublist: Any) -> str:
+    term = ""
+    for label in sublist:
+        if label is Ellipsis:
+            term += "..."
+        elif not 0 <= label < 52:
+            raise ValueError(
+                "einsum(): subscript in subscript list is not within the valid range [0, 52)"
+            )
+        else:
+            term += ops.LETTERS[label]
+    return term
+
+
+@functools.lru_cache(maxsize=1024)
+def _einsum_labels(
+    equation: str, shapes: tuple[tuple[int, ...], ...]
+) -> tuple[tuple[str, ...], str, tuple[tuple[int, ...], ...] | None]:
+    """Parse and check ``equation`` for operands of ``shapes``.
+
+    Returns one label string per operand and the output's, with ``...`` replaced by
+    letters the equation does not use, and the shapes to broadcast the operands to (None
+    when no dim of size 1 broadcasts).
+    """
+    terms, output_term = _split_equation(equation, len(shapes))
+    unused = [c for c in ops.LETTERS if c not in equation]
+    ellipsis_ndim = 0
+    for k, (term, shape) in enumerate(zip(terms, shapes)):
+        named = len(term.replace("...", ""))
+        if "..." not in term and named != len(shape):
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({named}) does not match "
+                f"the number of dimensions ({len(shape)}) for operand {k} and no ellipsis "
+                "was given"
+            )
+        if named > len(shape):
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({named}) is more than "
+                f"the number of dimensions ({len(shape)}) for operand {k}"
+            )
+        if "..." in term:
+            ellipsis_ndim = max(ellipsis_ndim, len(shape) - named)
+    ellipsis = "".join(unused[:ellipsis_ndim])
+    inputs = []
+    for term, shape in zip(terms, shapes):
+        covered = len(shape) - len(term.replace("...", ""))
+        inputs.append(term.replace("...", ellipsis[ellipsis_ndim - covered :]))
+    if output_term is None:
+        counts = "".join(terms)
+        once = sorted(c for c in set(counts) if c != "." and counts.count(c) == 1)
+        output = ellipsis + "".join(once)
+    else:
+        output = output_term.replace("...", ellipsis)
+    sizes = _label_sizes(inputs, shapes, ellipsis)
+    expanded = tuple(tuple(sizes[c] for c in labels) for labels in inputs)
+    return tuple(inputs), output, None if expanded == shapes else expanded
+
+
+def _split_equation(equation: str, count: int) -> tuple[list[str], str | None]:
+    """The operand terms and the output term (None without ``->``), checked."""
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) < count:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    if len(terms) > count:
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    position = 0
+    for k, term in enumerate(terms):
+        _check_term(term, f"operand {k}", position)
+        position += len(term) + 1
+    if not arrow:
+        return terms, None
+    _check_term(rhs, "output", len(lhs) + 2)
+    for c in rhs.replace("...", ""):
+        if c not in lhs:
+            raise RuntimeError(
+                f"einsum(): output subscript {c} does not appear in the equation for any "
+                "input operand"
+            )
+        if rhs.count(c) > 1:
+            raise RuntimeError(
+                f"einsum(): output subscript {c} appears more than once in the output"
+            )
+    return terms, rhs
+
+
+def _check_term(term: str, what: str, position: int) -> None:
+    found = False
+    i = 0
+    while i < len(term):
+        c = term[i]
+        if c == ".":
+            if found:
+                raise RuntimeError(
+                    f"einsum(): found '.' for {what} for which an ellipsis was already found"
+                    if what != "output"
+                    else "einsum(): found '.' for output but an ellipsis (...) was already found"
+                )
+            if term[i : i + 3] != "...":
+                raise RuntimeError(
+                    f"einsum(): found '.' for {what} that is not part of any ellipsis"
+                )
+            found = True
+            i += 3
+            continue
+        if c not in ops.LETTERS:
+            raise RuntimeError(
+                f"einsum(): invalid subscript given at index {position + i} in the equation "
+                "string, subscripts must be in [a-zA-Z]"
+            )
+        i += 1
+
+
+def _label_sizes(
+    inputs: list[str], shapes: tuple[tuple[int, ...], ...], ellipsis: str
+) -> dict[str, int]:
+    """The size of every label (the largest, when others are 1), with torch's errors."""
+    sizes: dict[str, int] = {}
+    for k, (labels, shape) in enumerate(zip(inputs, shapes)):
+        seen: dict[str, int] = {}
+        for dim, (c, n) in enumerate(zip(labels, shape)):
+            if c in seen and seen[c] != n:
+                raise RuntimeError(
+                    f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't "
+                    f"match, {n} != {seen[c]}"
+                )
+            seen[c] = n
+            known = sizes.get(c, 1)
+            if n != known and n != 1 and known != 1:
+                if c in ellipsis:
+                    raise RuntimeError(
+                        f"einsum(): dimension {dim} covered by ellipsis in operand {k}has size "
+                        f"{n} which does not broadcast with previously seen ellipsis with size "
+                        f"{known} for the respective dimension"
+                    )
+                raise RuntimeError(
+                    f"einsum(): subscript {c} has size {n} for operand {k} which does not "
+                    f"broadcast with previously seen size {known}"
+                )
+            if c not in sizes or known == 1:
+                sizes[c] = n
+    return sizes
 
 
 class LinalgMethods:
     """Linear algebra methods of ``Tensor``."""
 
     __slots__ = ()
+
+    mm = mm
+    bmm = bmm
+    mv = mv
+    dot = dot
+    vdot = vdot
+    matmul = matmul
+    outer = outer
+    ger = outer
+    inner = inner
+    kron = kron
+    trace = trace
+    addmm = addmm
+    addmv = addmv
+    baddbmm = baddbmm
+    addbmm = addbmm
+    addr = addr
+
+    def _einsum(self, equation: str, *others: Any) -> Any:
+        """``einsum(equation, self, *others)``: how backward formulas (in ``hookgrad.ops``,
+        which calls only tensor methods) contract tensors."""
+        return _einsum(equation, (self, *others))
