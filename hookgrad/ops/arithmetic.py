@@ -135,6 +135,7 @@ class DivRounding(Op):
 class Remainder(Op):
     """``self - floor(self / other) * other``; d/dself = 1, d/dother = -floor(self/other)."""
 
+    node_name = "RemainderBackward1"
     quiet = True
     saves = ("self", "other")
 
@@ -147,6 +148,12 @@ class Remainder(Op):
         if self.needs_input_grad[1]:
             grad_b = -grad * a.div(b, rounding_mode="floor")
         return grad if self.needs_input_grad[0] else None, grad_b
+
+
+class RemainderScalar(Remainder):
+    """``self % other`` with a Python-number ``other``."""
+
+    node_name = "RemainderBackward0"
 
 
 class Maximum(Op):

@@ -32,11 +32,16 @@ def apply(op: Any, *inputs: Any) -> Any:
 def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
     """Like ``apply`` with the forward's arrays given (already cast by promotion)."""
     Tensor = _tensor_module.Tensor
-    if op.quiet:
-        with np.errstate(all="ignore"):
+    try:
+        if op.quiet:
+            with np.errstate(all="ignore"):
+                result = op.forward(*arrays)
+        else:
             result = op.forward(*arrays)
-    else:
-        result = op.forward(*arrays)
+    except ValueError:
+        # NumPy's broadcasting error, restated as torch's (re-raised if it was another).
+        broadcast_shapes(*(a.shape for a in arrays if isinstance(a, np.ndarray)))
+        raise
     if type(result) is tuple:
         outputs = tuple(_wrap(Tensor, array) for array in result)
     else:
@@ -49,6 +54,26 @@ def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
     elif _state.inference:
         _mark_inference(outputs)
     return outputs
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The shape ``shapes`` broadcast to, with torch's error naming the first mismatch.
+
+    Example: ``broadcast_shapes((2, 1), (3,))`` is ``(2, 3)``.
+    """
+    result: tuple[int, ...] = ()
+    for shape in shapes:
+        ndim = max(len(result), len(shape))
+        a = (1,) * (ndim - len(result)) + tuple(result)
+        b = (1,) * (ndim - len(shape)) + tuple(shape)
+        for dim in range(ndim - 1, -1, -1):
+            if a[dim] != b[dim] and a[dim] != 1 and b[dim] != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({a[dim]}) must match the size of tensor b "
+                    f"({b[dim]}) at non-singleton dimension {dim}"
+                )
+        result = tuple(max(x, y) if min(x, y) else 0 for x, y in zip(a, b))
+    return result
 
 
 def wrap_constant(array: Any) -> Any:

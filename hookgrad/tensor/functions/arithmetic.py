@@ -100,7 +100,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
         a, b = float_arrays(input, other)
         return apply_arrays(ops.Div(), (input, other), (a, b))
     if rounding_mode not in ("trunc", "floor"):
-        raise ValueError(
+        raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'"
         )
@@ -120,7 +120,8 @@ def floor_divide(input: Any, other: Any) -> Any:
 def remainder(input: Any, other: Any) -> Any:
     """Python-style modulus (the result has the sign of ``other``)."""
     a, b = binary_arrays(input, other)
-    return apply_arrays(ops.Remainder(), (input, other), (a, b))
+    op = ops.RemainderScalar() if is_scalar(other) else ops.Remainder()
+    return apply_arrays(op, (input, other), (a, b))
 
 
 def neg(input: Any) -> Any:
@@ -152,8 +153,8 @@ def where(condition: Any, input: Any, other: Any) -> Any:
     """``input`` where ``condition`` is true, else ``other`` (both broadcast)."""
     if condition.dtype is not dtypes.bool_:
         raise RuntimeError(
-            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-            f"{condition.dtype.name.capitalize()}"
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{dtypes.legacy_name(condition.dtype)}"
         )
     a, b = binary_arrays(input, other)
     return apply_arrays(ops.Where(), (condition, input, other), (condition._data, a, b))
