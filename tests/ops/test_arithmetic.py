@@ -110,6 +110,10 @@ ERRORS = [
     lambda t: t.ones(3) - t.ones(2, 2),
     lambda t: t.tensor([True]) - t.tensor([False]),
     lambda t: -t.tensor([True]),
+    lambda t: t.ones(2) - True,
+    lambda t: t.tensor([True]) - 2,
+    lambda t: 2 - t.tensor([True]),
+    lambda t: t.ones(2) - t.tensor([True, False]),
     lambda t: t.where(t.tensor([1.0]), t.ones(1), t.zeros(1)),
     lambda t: t.div(t.ones(1), t.ones(1), rounding_mode="round"),
 ]

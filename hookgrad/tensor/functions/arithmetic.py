@@ -62,14 +62,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """``input - alpha * other``."""
-    if (
-        getattr(input, "dtype", None) is dtypes.bool_
-        and getattr(other, "dtype", None) is dtypes.bool_
-    ):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
-            "the `^` or `logical_xor()` operator instead."
-        )
+    _check_bool_subtraction(input, other)
     a, b = binary_arrays(input, other)
     return apply_arrays(ops.Sub(alpha), (input, other), (a, b))
 
@@ -77,8 +70,25 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:
 subtract = sub
 
 
+def _check_bool_subtraction(a: Any, b: Any) -> None:
+    """torch refuses ``-`` on bools (tensors or Python ``True``/``False``)."""
+    a_bool = isinstance(a, bool) or getattr(a, "dtype", None) is dtypes.bool_
+    b_bool = isinstance(b, bool) or getattr(b, "dtype", None) is dtypes.bool_
+    if a_bool and b_bool and _is_tensor(a) and _is_tensor(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+            "the `^` or `logical_xor()` operator instead."
+        )
+    if a_bool or b_bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
 def rsub(input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """``other - alpha * input``."""
+    _check_bool_subtraction(other, input)
     a, b = binary_arrays(input, other)
     if is_scalar(other):
         return apply_arrays(ops.RSub(b, alpha), (input,), (a,))
@@ -279,6 +289,22 @@ class ArithmeticMethods:
     add = add
     sub = sub
     subtract = sub
+
+
+def _check_bool_subtraction(a: Any, b: Any) -> None:
+    """torch refuses ``-`` on bools (tensors or Python ``True``/``False``)."""
+    a_bool = isinstance(a, bool) or getattr(a, "dtype", None) is dtypes.bool_
+    b_bool = isinstance(b, bool) or getattr(b, "dtype", None) is dtypes.bool_
+    if a_bool and b_bool and _is_tensor(a) and _is_tensor(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+            "the `^` or `logical_xor()` operator instead."
+        )
+    if a_bool or b_bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     mul = mul
     multiply = mul
     div = div
