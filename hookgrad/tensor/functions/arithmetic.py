@@ -289,22 +289,6 @@ class ArithmeticMethods:
     add = add
     sub = sub
     subtract = sub
-
-
-def _check_bool_subtraction(a: Any, b: Any) -> None:
-    """torch refuses ``-`` on bools (tensors or Python ``True``/``False``)."""
-    a_bool = isinstance(a, bool) or getattr(a, "dtype", None) is dtypes.bool_
-    b_bool = isinstance(b, bool) or getattr(b, "dtype", None) is dtypes.bool_
-    if a_bool and b_bool and _is_tensor(a) and _is_tensor(b):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
-            "the `^` or `logical_xor()` operator instead."
-        )
-    if a_bool or b_bool:
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
     mul = mul
     multiply = mul
     div = div
