@@ -8,20 +8,22 @@ The order (it decides when each hook fires):
 1. Count, for every node reachable from the roots, the gradient edges leading into it.
 2. A node is *ready* when all its incoming gradients have arrived (summed in its input
    buffer). Among ready nodes the highest sequence number runs first; ``AccumulateGrad``
-   has an infinite sequence number, so it runs as soon as it is ready.
+   has the largest possible one, so it runs as soon as it is ready. Ties (several
+   ready ``AccumulateGrad``) are broken exactly as torch's ``std::priority_queue`` does.
 3. Running a node: tensor hooks of its outputs, then retain-grad writes, then node
    pre-hooks, the node itself, validation of what it returned, node post-hooks.
 
-With ``inputs`` given, only nodes on a path from the roots to an input run; for
-``autograd.grad`` the gradient at each input is captured, after that tensor's hooks.
+With ``inputs`` given, only nodes on a path from the roots to an input run, and a node
+computes no gradient for an edge the pass does not follow (its post-hooks see None
+there). For ``autograd.grad`` the gradient at each input is captured after that
+tensor's hooks.
 """
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from hookgrad import grad_mode
@@ -68,7 +70,7 @@ def will_engine_execute_node(node: Node) -> bool:
     tasks = _thread.tasks
     if not tasks:
         raise RuntimeError(
-            "_will_engine_execute_node should only be called during the backward pass"
+            "_get_should_execute_nodes should only be called during the backward pass"
         )
     return tasks[-1].will_execute(node)
 
@@ -116,16 +118,12 @@ def _count_dependencies(roots: Sequence[Edge]) -> dict[Node, int]:
             deps[node] = 0
             todo.append(node)
     while todo:
-        node = todo.pop()
-        for child, _ in node.next_functions:
-            if child is None:
-                continue
-            count = deps.get(child)
-            if count is None:
+        for child, _ in todo.pop().next_functions:
+            if child in deps:
+                deps[child] += 1
+            elif child is not None:
                 deps[child] = 1
                 todo.append(child)
-            else:
-                deps[child] = count + 1
     return deps
 
 
@@ -142,32 +140,26 @@ def _select_nodes(
             task.captures.setdefault(node, []).append((output_nr, index))
         else:
             targets.add(node)
-    leads = set(targets) | set(task.captures)
+    captures = task.captures
     # Visit children before parents: a node is needed if one of its children is a
     # target, captured, or itself needed.
-    needed = set(targets)
+    needed = targets
     for node in _reverse_topological(roots, task.deps):
         if node in needed:
             continue
         for child, _ in node.next_functions:
-            if child is not None and (child in needed or child in leads):
+            if child is not None and (child in needed or child in captures):
                 needed.add(node)
                 break
     task.exec_nodes = needed
 
 
 def _reverse_topological(roots: Sequence[Edge], deps: dict[Node, int]) -> list[Node]:
+    """The nodes reachable from ``roots``, each one before the nodes feeding it, reversed."""
     remaining = dict(deps)
-    for node, _ in roots:
-        if node is not None:
-            remaining[node] = remaining.get(node, 0) + 1
     order = []
-    ready = []
-    for node, _ in roots:
-        if node is not None:
-            remaining[node] -= 1
-            if remaining[node] == 0:
-                ready.append(node)
+    starts = dict.fromkeys(node for node, _ in roots if node is not None)
+    ready = [node for node in starts if remaining[node] == 0]
     while ready:
         node = ready.pop()
         order.append(node)
@@ -184,60 +176,103 @@ def _execute(
     task: _GraphTask, roots: Sequence[Edge], grad_roots: Sequence[Any], keep: bool
 ) -> None:
     deps = task.deps
-    buffers: dict[Node, list[Any]] = {}
-    ready: list[tuple[float, int, Node]] = []
-    tiebreak = itertools.count()
-    # The roots are fed like the children of one virtual node that runs first.
-    for node, _ in roots:
-        if node is not None:
-            deps[node] += 1
-    for (node, output_nr), grad in zip(roots, grad_roots):
-        if node is not None:
-            _deliver(task, buffers, ready, tiebreak, node, output_nr, grad)
     exec_nodes = task.exec_nodes
-    while ready:
-        node = heapq.heappop(ready)[2]
-        grads = buffers.pop(node)
-        if exec_nodes is not None and node not in exec_nodes:
-            # Reached only to capture a gradient: its tensor hooks fire, it does not run.
-            _capture(task, node, _call_tensor_pre_hooks(node, grads))
-            continue
-        grad_inputs = _run_node(task, node, grads)
-        if not keep:
-            node._release_variables()
-        for (child, input_nr), grad in zip(node.next_functions, grad_inputs):
+    buffers: dict[Node, list[Any]] = {}
+    ready: list[tuple[int, Node]] = []
+    # The roots are fed like the children of one virtual node that runs first.
+    for root, _ in roots:
+        if root is not None:
+            deps[root] += 1
+    edges: Iterable[tuple[Edge, Any]] = zip(roots, grad_roots)
+    while True:
+        # Deliver the gradients of the node that just ran (at first: the seeds) ...
+        for (child, input_nr), grad in edges:
             if child is None:
                 continue
             if exec_nodes is not None and not task.will_execute(child):
                 continue
-            _deliver(task, buffers, ready, tiebreak, child, input_nr, grad)
+            buffer = buffers.get(child)
+            if buffer is None:
+                buffer = buffers[child] = [None] * child._num_outputs
+            if grad is not None:
+                previous = buffer[input_nr]
+                # NOTE: out of place: the same gradient object may sit in several buffers.
+                buffer[input_nr] = grad if previous is None else previous + grad
+            remaining = deps[child] - 1
+            deps[child] = remaining
+            if remaining == 0:
+                if ready:
+                    _push(ready, child)
+                else:
+                    ready.append((child._seq, child))
+        if not ready:
+            return
+        # ... then run the ready node with the highest sequence number.
+        node = ready.pop()[1] if len(ready) == 1 else _pop(ready)
+        grads = buffers.pop(node)
+        if exec_nodes is not None and node not in exec_nodes:
+            # Reached only to capture a gradient: its tensor hooks fire, it does not run.
+            _capture(task, node, _call_tensor_pre_hooks(node, grads))
+            edges = ()
+            continue
+        grad_inputs = _run_node(task, node, grads)
+        if not keep:
+            node._release_variables()
+        edges = zip(node.next_functions, grad_inputs)
 
 
-def _deliver(
-    task: _GraphTask,
-    buffers: dict[Node, list[Any]],
-    ready: list[tuple[float, int, Node]],
-    tiebreak: Any,
-    node: Node,
-    input_nr: int,
-    grad: Any,
-) -> None:
-    """Add ``grad`` to ``node``'s input buffer; queue the node once all grads arrived."""
-    buffer = buffers.get(node)
-    if buffer is None:
-        buffer = buffers[node] = [None] * node._num_outputs
-    if grad is not None:
-        previous = buffer[input_nr]
-        # NOTE: out of place: the same gradient object may sit in several buffers.
-        buffer[input_nr] = grad if previous is None else previous + grad
-    remaining = task.deps[node] - 1
-    task.deps[node] = remaining
-    if remaining == 0:
-        heapq.heappush(ready, (-node._sequence_nr, next(tiebreak), node))
+# The ready queue is a binary max-heap on sequence numbers that pushes and pops exactly
+# like C++'s ``std::priority_queue`` (libstdc++), which torch uses: nodes with equal
+# numbers (``AccumulateGrad``) then come out in torch's order. ``heapq`` breaks such ties
+# differently.
+
+
+def _push(heap: list[tuple[int, Node]], node: Node) -> None:
+    """Add ``node``: append it, then sift it up past parents with a lower number."""
+    key = node._seq
+    hole = len(heap)
+    heap.append((key, node))
+    while hole:
+        parent = (hole - 1) >> 1
+        if heap[parent][0] >= key:
+            break
+        heap[hole] = heap[parent]
+        hole = parent
+    heap[hole] = (key, node)
+
+
+def _pop(heap: list[tuple[int, Node]]) -> Node:
+    """Remove and return the top node (``heap`` has at least two entries)."""
+    top = heap[0][1]
+    last = heap.pop()
+    size = len(heap)
+    # Move the hole at the root down to a leaf along the larger child (right on ties) ...
+    hole = child = 0
+    while child < (size - 1) >> 1:
+        child = 2 * child + 2
+        if heap[child][0] < heap[child - 1][0]:
+            child -= 1
+        heap[hole] = heap[child]
+        hole = child
+    if not size & 1 and child == (size - 2) >> 1:
+        child = 2 * child + 1
+        heap[hole] = heap[child]
+        hole = child
+    # ... then sift the former last entry up from there.
+    key = last[0]
+    while hole:
+        parent = (hole - 1) >> 1
+        if heap[parent][0] >= key:
+            break
+        heap[hole] = heap[parent]
+        hole = parent
+    heap[hole] = last
+    return top
 
 
 def _run_node(task: _GraphTask, node: Node, grads: list[Any]) -> tuple[Any, ...]:
-    grads = _call_tensor_pre_hooks(node, grads)
+    if node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None:
+        grads = _call_tensor_pre_hooks(node, grads)
     if task.captures:
         _capture(task, node, grads)
     if node._pre_hooks:
@@ -245,10 +280,12 @@ def _run_node(task: _GraphTask, node: Node, grads: list[Any]) -> tuple[Any, ...]
             result = hook(tuple(grads))
             if result is not None:
                 grads = list(_check_hook_result(hook, result, grads))
-    if all(grad is None for grad in grads):
+    if grads[0] is None and all(grad is None for grad in grads):
         grad_inputs: tuple[Any, ...] = (None,) * len(node.next_functions)
     else:
         grad_inputs = _validate_outputs(node, node._apply(grads))
+        if task.exec_nodes is not None:
+            grad_inputs = _drop_unneeded(task, node, grad_inputs)
     if node._post_hooks:
         grad_outputs = tuple(grads)
         for hook in tuple(node._post_hooks.values()):
@@ -258,14 +295,23 @@ def _run_node(task: _GraphTask, node: Node, grads: list[Any]) -> tuple[Any, ...]
     return grad_inputs
 
 
+def _drop_unneeded(task: _GraphTask, node: Node, grad_inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """None for the edges this pass does not follow (as in torch, post-hooks see None)."""
+    return tuple(
+        grad if child is not None and task.will_execute(child) else None
+        for (child, _), grad in zip(node.next_functions, grad_inputs)
+    )
+
+
 def _call_tensor_pre_hooks(node: Node, grads: list[Any]) -> list[Any]:
-    """Tensor hooks on the node's outputs, then ``retain_grad`` writes."""
+    """Tensor hooks on the node's outputs, then ``retain_grad`` writes.
+
+    As in torch, a tensor's hooks run even when its gradient is None (an unused output).
+    """
     if node._tensor_pre_hooks:
-        for output_nr, hooks in node._tensor_pre_hooks.items():
+        for output_nr, hooks in node._tensor_pre_hooks:
             for hook in tuple(hooks.values()):
                 grad = grads[output_nr]
-                if grad is None:
-                    break
                 result = hook(grad)
                 if result is not None:
                     _check_single_result(hook, grad, result)
@@ -284,7 +330,7 @@ def _capture(task: _GraphTask, node: Node, grads: list[Any]) -> None:
 
 def _validate_outputs(node: Node, grad_inputs: Any) -> tuple[Any, ...]:
     """Check what a node returned; sum broadcast gradients, cast to the input dtype."""
-    if not isinstance(grad_inputs, tuple):
+    if type(grad_inputs) is not tuple:
         grad_inputs = (grad_inputs,)
     expected = len(node.next_functions)
     if len(grad_inputs) != expected:
@@ -297,22 +343,27 @@ def _validate_outputs(node: Node, grad_inputs: Any) -> tuple[Any, ...]:
         if grad is None or meta is None:
             continue
         shape, dtype = meta
-        new = grad
-        if grad.shape != shape:
-            if not _expandable(shape, grad.shape):
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {index} "
-                    f"- got {list(grad.shape)} but expected shape compatible with "
-                    f"{list(shape)}"
-                )
-            new = grad.sum_to_size(shape)
-        if new.dtype != dtype:
-            new = new.to(dtype)
-        if new is not grad:
-            if fixed is None:
-                fixed = list(grad_inputs)
-            fixed[index] = new
+        data = grad._data
+        if data.shape == shape and data.dtype == dtype.np:
+            continue
+        if fixed is None:
+            fixed = list(grad_inputs)
+        fixed[index] = _conform(node, index, grad, shape, dtype)
     return grad_inputs if fixed is None else tuple(fixed)
+
+
+def _conform(node: Node, index: int, grad: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    """``grad`` summed down to ``shape`` (if it is broadcast) and cast to ``dtype``."""
+    if grad._data.shape != shape:
+        if not _expandable(shape, grad._data.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} "
+                f"- got {list(grad.shape)} but expected shape compatible with {list(shape)}"
+            )
+        grad = grad.sum_to_size(shape)
+    if grad._data.dtype != dtype.np:
+        grad = grad.to(dtype)
+    return grad
 
 
 def _expandable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
@@ -326,10 +377,11 @@ def _expandable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
 
 
 def _check_hook_result(hook: Any, result: Any, values: Sequence[Any]) -> tuple[Any, ...]:
+    """A node hook may return None or a tuple with one gradient per value it received."""
     if not isinstance(result, tuple):
         raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
     if len(result) != len(values):
-        raise TypeError(
+        raise RuntimeError(
             f"hook '{hook_name(hook)}' has returned an incorrect number of values "
             f"(got {len(result)}, but expected {len(values)})"
         )
@@ -345,11 +397,19 @@ def _check_single_result(hook: Any, original: Any, result: Any) -> None:
     if original is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
     if not hasattr(result, "_data") or not hasattr(result, "grad_fn"):
-        raise TypeError(f"expected Variable or None (got {type(result).__name__})")
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
     if result.dtype != original.dtype:
         raise RuntimeError(
             f"hook '{hook_name(hook)}' has changed the type of value (was "
-            f"{original.dtype.type_name} got {result.dtype.type_name})"
+            f"{_type_string(original.dtype)} got {_type_string(result.dtype)})"
         )
     if result.shape != original.shape:
         raise RuntimeError(f"hook '{hook_name(hook)}' has changed the size of value")
+
+
+def _type_string(dtype: Any) -> str:
+    """torch's legacy type name as its hook errors print it: ``torch.FloatTensor``."""
+    name = dtype.type_name
+    if dtype.is_complex:
+        return name  # NOTE: torch prints e.g. CPUComplexFloatType here, not a Tensor name
+    return f"torch.{name[3:-4]}Tensor"

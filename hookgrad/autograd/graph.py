@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from hookgrad import engine
 from hookgrad.graph.node import Node
 from hookgrad.hooks import MultiHandle, RemovableHandle
 
-__all__ = ["Node", "register_multi_grad_hook"]
+__all__ = [
+    "GradientEdge",
+    "Node",
+    "get_gradient_edge",
+    "increment_version",
+    "register_multi_grad_hook",
+]
 
 
 def register_multi_grad_hook(
@@ -37,8 +43,11 @@ def register_multi_grad_hook(
 
 
 def _register_all(tensors: tuple[Any, ...], fn: Callable[..., Any]) -> list[RemovableHandle]:
+    for tensor in tensors:
+        if not tensor.requires_grad:
+            raise AssertionError("Expected gradient function to be set")
     lock = threading.Lock()
-    nodes = [t._gradient_edge()[0] if t.requires_grad else None for t in tensors]
+    nodes = [t._gradient_edge()[0] for t in tensors]
     # Per backward pass (graph task id): gradients seen so far, and how many to expect.
     pending: dict[int, list[Any]] = {}
     expected: dict[int, int] = {}
@@ -51,11 +60,7 @@ def _register_all(tensors: tuple[Any, ...], fn: Callable[..., Any]) -> list[Remo
                 if task not in pending:
                     pending[task] = [None] * len(tensors)
                     seen[task] = 0
-                    expected[task] = sum(
-                        1
-                        for node in nodes
-                        if node is not None and engine.will_engine_execute_node(node)
-                    )
+                    expected[task] = sum(map(engine.will_engine_execute_node, nodes))
                 pending[task][index] = grad
                 seen[task] += 1
                 done = seen[task] == expected[task]
@@ -67,7 +72,7 @@ def _register_all(tensors: tuple[Any, ...], fn: Callable[..., Any]) -> list[Remo
 
         return hook
 
-    return [t.register_hook(make_hook(i)) for i, t in enumerate(tensors) if t.requires_grad]
+    return [t.register_hook(make_hook(i)) for i, t in enumerate(tensors)]
 
 
 def _register_any(tensors: tuple[Any, ...], fn: Callable[..., Any]) -> list[RemovableHandle]:
@@ -89,11 +94,23 @@ def increment_version(tensor: Any) -> None:
     """Bump the tensor's version counter (no-op until version counters exist)."""
 
 
-def get_gradient_edge(tensor: Any) -> tuple[Node | None, int]:
-    """The ``(node, output_nr)`` that gradients for ``tensor`` flow into."""
+class GradientEdge(NamedTuple):
+    """Where gradients for a tensor flow: ``node`` (its grad_fn or leaf accumulator)."""
+
+    node: Node
+    output_nr: int
+
+
+def get_gradient_edge(tensor: Any) -> GradientEdge:
+    """The ``(node, output_nr)`` that gradients for ``tensor`` flow into.
+
+    Example::
+
+        edge = get_gradient_edge(y)      # GradientEdge(node=<MulBackward0 ...>, output_nr=0)
+    """
     if not tensor.requires_grad:
         raise RuntimeError(
             "It is not possible to get the gradient edge for a Tensor that does not require "
             "gradients"
         )
-    return tensor._gradient_edge()
+    return GradientEdge(*tensor._gradient_edge())

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import Any
 
-from hookgrad.graph.node import Node
+from hookgrad.graph.node import Node, next_sequence_nr
 
 # NOTE: one lock for every leaf: concurrent backward passes sharing a leaf must not
 # lose an accumulation; contention is negligible next to the arithmetic.
@@ -20,7 +19,7 @@ class AccumulateGrad(Node):
     calls the variable's post-accumulate-grad hooks.
     """
 
-    _sequence_nr = math.inf
+    _seq = 2**64 - 1  # torch's UINT64_MAX: the highest priority
 
     def __init__(self, variable: Any) -> None:
         self.variable = variable
@@ -28,7 +27,10 @@ class AccumulateGrad(Node):
             self._register_tensor_hooks(0, variable._backward_hooks)
 
     def name(self) -> str:
-        return "AccumulateGrad"
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {id(self):#x}>"
 
     def _apply(self, grad_outputs: list[Any]) -> tuple[Any, ...]:
         grad = grad_outputs[0]
@@ -39,5 +41,28 @@ class AccumulateGrad(Node):
             hooks = variable._post_accumulate_grad_hooks
             if hooks:
                 for hook in tuple(hooks.values()):
-                    hook(variable)
+                    if hook(variable) is not None:
+                        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
+
+
+class CopyBackwards(Node):
+    """The ``grad_fn`` of a leaf's first ``.grad`` under ``create_graph=True``.
+
+    ``.grad`` is then a copy of the incoming gradient that stays differentiable; the
+    gradient flows through to the copied tensor unchanged (torch's node of the same name).
+    """
+
+    def __init__(self, source: Any) -> None:
+        self.next_functions = ((None, 0), source._gradient_edge())
+        self._input_meta = (None, (source._data.shape, source.dtype))
+        self._sequence_nr = next_sequence_nr()
+
+    def name(self) -> str:
+        return "torch::autograd::CopyBackwards"
+
+    def __repr__(self) -> str:
+        return f"<CopyBackwards object at {id(self):#x}>"
+
+    def _apply(self, grad_outputs: list[Any]) -> tuple[Any, ...]:
+        return None, grad_outputs[0]

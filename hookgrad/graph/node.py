@@ -36,13 +36,13 @@ class Node:
 
     # NOTE: defaults live on the class, so creating a node (one per recorded op) costs
     # no attribute writes; an instance stores only what differs.
-    _sequence_nr: float = -1
+    _seq: int = -1
     next_functions: tuple[Edge, ...] = ()
     _input_meta: tuple[Any, ...] = ()
     _num_outputs = 1
     _pre_hooks: HookDict | None = None
     _post_hooks: HookDict | None = None
-    _tensor_pre_hooks: dict[int, HookDict] | None = None
+    _tensor_pre_hooks: list[tuple[int, HookDict]] | None = None
     _retain_grad_hooks: dict[int, Callable[[Any], None]] | None = None
     _metadata: dict[str, Any] | None = None
 
@@ -51,8 +51,19 @@ class Node:
         """The node's name as torch prints it, e.g. ``MulBackward0``."""
         return type(self).__name__
 
+    # NOTE: a property, so that ``node._sequence_nr()`` reads the number as in torch while
+    # the code that records a node assigns ``node._sequence_nr = next_sequence_nr()``.
+    @property
+    def _sequence_nr(self) -> Callable[[], int]:
+        """torch's ``node._sequence_nr()``: the creation order; higher runs first."""
+        return self._sequence_number
+
+    @_sequence_nr.setter
+    def _sequence_nr(self, value: int) -> None:
+        self._seq = value
+
     def _sequence_number(self) -> int:
-        return self._sequence_nr
+        return self._seq
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -90,10 +101,14 @@ class Node:
         return add_hook(self._pre_hooks, fn)
 
     def _register_tensor_hooks(self, output_nr: int, hooks: HookDict) -> None:
-        """Bind a tensor's ``_backward_hooks`` dict to output ``output_nr``."""
+        """Bind a tensor's ``_backward_hooks`` dict to output ``output_nr``.
+
+        Several tensors may share an output (e.g. a saved result unpacked again); each
+        dict runs, in the order the tensors got their first hook.
+        """
         if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = {}
-        self._tensor_pre_hooks[output_nr] = hooks
+            self._tensor_pre_hooks = []
+        self._tensor_pre_hooks.append((output_nr, hooks))
 
     def _register_retain_grad(self, output_nr: int, fn: Callable[[Any], None]) -> None:
         if self._retain_grad_hooks is None:

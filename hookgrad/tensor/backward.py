@@ -6,6 +6,7 @@ to the engine.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any, Union
 
@@ -16,6 +17,14 @@ from hookgrad.tensor import tensor as _tensor_module
 
 TensorOrTensors = Union[Any, Sequence[Any]]
 
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak."
+)
+
 
 def _as_tuple(value: Any) -> tuple[Any, ...]:
     if value is None:
@@ -25,7 +34,7 @@ def _as_tuple(value: Any) -> tuple[Any, ...]:
     return tuple(value)
 
 
-def _make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...], is_grads: bool) -> list[Any]:
+def _make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...]) -> list[Any]:
     """The seed gradient of each output: given, or ones for a one-element output."""
     Tensor = _tensor_module.Tensor
     result = []
@@ -39,9 +48,11 @@ def _make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...], is_grads: bool
             if grad.dtype.is_complex != output.dtype.is_complex:
                 raise RuntimeError(
                     "For complex Tensors, both grad_output and output are required to have "
-                    "the same dtype. Mismatch in dtype: grad_output[{0}] has a dtype of "
+                    f"the same dtype. Mismatch in dtype: grad_output[{index}] has a dtype of "
                     f"{grad.dtype} and output[{index}] has a dtype of {output.dtype}."
                 )
+            if grad._data.dtype != output._data.dtype:
+                grad = grad.to(output.dtype)
             result.append(grad)
         elif grad is None:
             if output.requires_grad:
@@ -60,6 +71,17 @@ def _make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...], is_grads: bool
                 f"gradients can be either Tensors or None, but got {type(grad).__name__}"
             )
     return result
+
+
+_warned_create_graph = False
+
+
+def _warn_create_graph_cycle() -> None:
+    """torch's once-per-process warning about ``backward(create_graph=True)``."""
+    global _warned_create_graph
+    if not _warned_create_graph:
+        _warned_create_graph = True
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=4)
 
 
 def _roots(outputs: tuple[Any, ...]) -> list[Any]:
@@ -97,18 +119,19 @@ def backward(
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(outputs)
     if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
-    seeds = _make_grads(outputs, grads, is_grads=False)
+    seeds = _make_grads(outputs, grads)
     roots = _roots(outputs)
     input_edges = None
     if inputs is not None:
         input_edges = []
         for tensor in _as_tuple(inputs):
-            if tensor.grad_fn is not None:
-                tensor.retain_grad()
+            tensor.retain_grad()
             input_edges.append(tensor._gradient_edge())
+    if create_graph:
+        _warn_create_graph_cycle()
     engine.run_backward(
         roots,
         seeds,
@@ -152,7 +175,7 @@ def grad(
     outs = _as_tuple(outputs)
     ins = _as_tuple(inputs)
     if not ins:
-        raise RuntimeError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outs)
     if len(grads) != len(outs):
         raise RuntimeError(
@@ -161,7 +184,7 @@ def grad(
         )
     if retain_graph is None:
         retain_graph = create_graph
-    seeds = _make_grads(outs, grads, is_grads=True)
+    seeds = _make_grads(outs, grads)
     roots = _roots(outs)
     for tensor in ins:
         if not tensor.requires_grad:
@@ -171,12 +194,12 @@ def grad(
         roots, seeds, keep_graph=retain_graph, create_graph=create_graph, inputs=edges, capture=True
     )
     result = []
-    for tensor, value in zip(ins, captured):
+    for index, (tensor, value) in enumerate(zip(ins, captured)):
         if value is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {index} appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
                 value = _tensor_module.Tensor._make(np.zeros_like(tensor._data))

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import grad_mode
-from hookgrad.graph.accumulate import AccumulateGrad
+from hookgrad.graph.accumulate import AccumulateGrad, CopyBackwards
 from hookgrad.hooks import HookDict, RemovableHandle, add_hook
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
@@ -41,9 +41,11 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
-def _check_can_require_grad(dtype: dtypes.dtype) -> None:
-    if not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+LEAF_ONLY_MESSAGE = "you can only change requires_grad flags of leaf variables."
+DETACH_HINT = (
+    " If you want to use a computed variable in a subgraph that doesn't require "
+    "differentiation use var_no_grad = var.detach()."
+)
 
 
 class Tensor(
@@ -166,24 +168,34 @@ class Tensor(
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if self.grad_fn is not None:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to "
-                "use a computed variable in a subgraph that doesn't require "
-                "differentiation use var_no_grad = var.detach()."
-            )
+            raise RuntimeError(LEAF_ONLY_MESSAGE + ("" if value else DETACH_HINT))
+        self._set_requires_grad(value, "and complex ")
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place and return ``self``.
+
+        On a non-leaf only ``requires_grad_(True)`` is allowed (it changes nothing).
+        """
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(LEAF_ONLY_MESSAGE + DETACH_HINT)
+            return self
+        # NOTE: torch's message here omits "and complex" although complex is allowed.
+        self._set_requires_grad(requires_grad, "")
+        return self
+
+    def _set_requires_grad(self, value: bool, complex_word: str) -> None:
         if value:
-            _check_can_require_grad(self.dtype)
+            if not (self.dtype.is_floating_point or self.dtype.is_complex):
+                raise RuntimeError(
+                    f"only Tensors of floating point {complex_word}dtype can require gradients"
+                )
             if self._is_inference and not grad_mode.is_inference_mode_enabled():
                 raise RuntimeError(
                     "Setting requires_grad=True on inference tensor outside InferenceMode "
                     "is not allowed."
                 )
         self._requires_grad = bool(value)
-
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Set ``requires_grad`` in place and return ``self``."""
-        self.requires_grad = requires_grad
-        return self
 
     @property
     def is_leaf(self) -> bool:
@@ -269,11 +281,14 @@ class Tensor(
     def _accumulate_grad(self, grad: Tensor) -> None:
         """Add ``grad`` into ``.grad`` (called by ``AccumulateGrad``)."""
         current = self._grad
-        if grad_mode.is_grad_enabled():
-            # create_graph: keep the gradient's own graph.
-            self._grad = grad.clone() if current is None else current + grad
-        elif current is None:
-            self._grad = Tensor._make(np.array(grad._data, copy=True))
+        if current is None:
+            copy = Tensor._make(np.array(grad._data, copy=True))
+            if grad_mode.is_grad_enabled() and grad.requires_grad:
+                # create_graph: ``.grad`` stays differentiable (a recorded copy).
+                copy.grad_fn = CopyBackwards(grad)
+            self._grad = copy
+        elif grad_mode.is_grad_enabled():
+            self._grad = current + grad
         else:
             np.add(current._data, grad._data, out=current._data, casting="unsafe")
 
@@ -314,6 +329,21 @@ class Tensor(
         if self._post_accumulate_grad_hooks is None:
             self._post_accumulate_grad_hooks = HookDict()
         return add_hook(self._post_accumulate_grad_hooks, hook)
+
+    def _rebase_history(self, node: Any, output_nr: int = 0) -> None:
+        """Make ``node`` this tensor's ``grad_fn`` (after an in-place op or ``mark_dirty``).
+
+        As in torch, hooks registered so far stay with the old node (they see the gradient
+        of the value before the change); later hooks bind to ``node``; ``retain_grad()``
+        moves to ``node``.
+        """
+        old, old_output_nr = self.grad_fn, self._output_nr
+        self.grad_fn = node
+        self._output_nr = output_nr
+        self._backward_hooks = None
+        if self._retains_grad and old is not None:
+            retain = old._retain_grad_hooks.pop(old_output_nr)
+            node._register_retain_grad(output_nr, retain)
 
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor during backward (no-op on leaves)."""
