@@ -26,7 +26,7 @@ class Scale(Node):
         self._input_meta = tuple((x._data.shape, x.dtype) for x in inputs)
         self.factor = factor
         self.wrong = wrong
-        self._sequence_nr = next_sequence_nr()
+        self._seq = next_sequence_nr()
 
     def _apply(self, grad_outputs: list[Any]) -> Any:
         grad = grad_outputs[0] * self.factor

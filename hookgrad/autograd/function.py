@@ -238,7 +238,7 @@ class Function(metaclass=FunctionMeta):
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         recording = is_grad_enabled() and any(ctx.needs_input_grad)
         if recording:
-            ctx._sequence_nr = next_sequence_nr()
+            ctx._seq = next_sequence_nr()
         with no_grad():
             if uses_setup_context:
                 output = cls.forward(*args, **kwargs)
@@ -309,7 +309,7 @@ class DelayedError(Node):
     def __init__(self, message: str, num_outputs: int) -> None:
         self.message = message
         self._num_outputs = num_outputs
-        self._sequence_nr = next_sequence_nr()
+        self._seq = next_sequence_nr()
 
     def name(self) -> str:
         return "torch::autograd::Error"

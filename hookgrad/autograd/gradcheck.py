@@ -420,7 +420,7 @@ class _UndefinedGrad(Node):
 def _undefined_grad(tensor: Any) -> Any:
     """``tensor`` seen through an ``_UndefinedGrad`` node."""
     node = _UndefinedGrad()
-    node._sequence_nr = next_sequence_nr()
+    node._seq = next_sequence_nr()
     node.next_functions = (tensor._gradient_edge(),)
     node._input_meta = ((tensor._data.shape, tensor.dtype),)
     return tensor._as_output_of(node, 0)

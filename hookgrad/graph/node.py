@@ -51,18 +51,8 @@ class Node:
         """The node's name as torch prints it, e.g. ``MulBackward0``."""
         return type(self).__name__
 
-    # NOTE: a property, so that ``node._sequence_nr()`` reads the number as in torch while
-    # the code that records a node assigns ``node._sequence_nr = next_sequence_nr()``.
-    @property
-    def _sequence_nr(self) -> Callable[[], int]:
+    def _sequence_nr(self) -> int:
         """torch's ``node._sequence_nr()``: the creation order; higher runs first."""
-        return self._sequence_number
-
-    @_sequence_nr.setter
-    def _sequence_nr(self, value: int) -> None:
-        self._seq = value
-
-    def _sequence_number(self) -> int:
         return self._seq
 
     @property

@@ -31,6 +31,7 @@ def apply(op: Any, *inputs: Any) -> Any:
 
 def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
     """Like ``apply`` with the forward's arrays given (already cast by promotion)."""
+    # NOTE: this runs once per op, forward and backward: keep it free of extra calls.
     Tensor = _tensor_module.Tensor
     try:
         if op.quiet:
@@ -43,12 +44,15 @@ def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
         broadcast_shapes(*(a.shape for a in arrays if isinstance(a, np.ndarray)))
         raise
     if type(result) is tuple:
-        outputs = tuple(_wrap(Tensor, array) for array in result)
+        outputs: Any = tuple(_wrap(Tensor, array) for array in result)
     else:
-        outputs = _wrap(Tensor, result)
+        if type(result) is not np.ndarray:
+            result = np.asarray(result)
+        outputs = object.__new__(Tensor)
+        outputs._data = result
     if _state.grad_enabled:
         for x in inputs:
-            if isinstance(x, Tensor) and (x._requires_grad or x.grad_fn is not None):
+            if isinstance(x, Tensor) and (x.grad_fn is not None or x._requires_grad):
                 _record(Tensor, op, inputs, outputs)
                 break
     elif _state.inference:
@@ -96,30 +100,46 @@ def _wrap(Tensor: Any, array: Any) -> Any:
     return Tensor._make(array)
 
 
+_NO_EDGE = (None, 0)
+
+
 def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
     edges = []
     meta = []
     needs = []
     for x in inputs:
-        if isinstance(x, Tensor) and x.requires_grad:
-            edges.append(x._gradient_edge())
+        if isinstance(x, Tensor):
+            node = x.grad_fn
+            if node is not None:
+                edges.append((node, x._output_nr))
+            elif x._requires_grad:
+                edges.append((x._get_accumulator(), 0))
+            else:
+                edges.append(_NO_EDGE)
+                meta.append(None)
+                needs.append(False)
+                continue
             meta.append((x._data.shape, x.dtype))
             needs.append(True)
         else:
-            edges.append((None, 0))
+            edges.append(_NO_EDGE)
             meta.append(None)
             needs.append(False)
-    op._sequence_nr = next_sequence_nr()
+    op._seq = next_sequence_nr()
     op.next_functions = tuple(edges)
     op._input_meta = tuple(meta)
     op.needs_input_grad = tuple(needs)
-    multi = type(outputs) is tuple
-    outs = outputs if multi else (outputs,)
-    op._num_outputs = len(outs)
-    for output_nr, output in enumerate(outs):
-        if output.dtype.is_floating_point or output.dtype.is_complex:
-            output.grad_fn = op
-            output._output_nr = output_nr
+    if type(outputs) is tuple:
+        op._num_outputs = len(outputs)
+        for output_nr, output in enumerate(outputs):
+            if output._data.dtype.kind in "fc":
+                output.grad_fn = op
+                output._output_nr = output_nr
+        outs = outputs
+    else:
+        if outputs._data.dtype.kind in "fc":
+            outputs.grad_fn = op
+        outs = (outputs,)
     if op.saves:
         op._saved = _save(Tensor, op, inputs, outs)
 

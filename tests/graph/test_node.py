@@ -167,7 +167,7 @@ def test_a_node_subclass_runs_in_the_engine() -> None:
     x = hookgrad.tensor([1.0, 2.0], requires_grad=True)
     node = Double()
     node.next_functions = (x._gradient_edge(),)
-    node._sequence_nr = 0
+    node._seq = 0
     assert node._sequence_nr() == 0
     assert node.name() == "Double"
     out = x.detach()._as_output_of(node, 0)
