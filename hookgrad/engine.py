@@ -26,6 +26,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
+
 from hookgrad import grad_mode
 from hookgrad.graph.node import Edge, Node
 from hookgrad.hooks import hook_name
@@ -102,7 +104,10 @@ def run_backward(
     previous_mode = grad_mode.is_grad_enabled()
     grad_mode._set_grad_enabled(create_graph)
     try:
-        _execute(task, roots, grad_roots, keep_graph)
+        # NOTE: backward formulas meet inf / nan (e.g. masked-out places) where torch is
+        # silent; NumPy's floating-point warnings are off for the whole pass.
+        with np.errstate(all="ignore"):
+            _execute(task, roots, grad_roots, keep_graph)
     finally:
         grad_mode._set_grad_enabled(previous_mode)
         stack.pop()
@@ -280,7 +285,7 @@ def _run_node(task: _GraphTask, node: Node, grads: list[Any]) -> tuple[Any, ...]
             result = hook(tuple(grads))
             if result is not None:
                 grads = list(_check_hook_result(hook, result, grads))
-    if grads[0] is None and all(grad is None for grad in grads):
+    if grads[0] is None and not node._runs_without_grads and all(g is None for g in grads):
         grad_inputs: tuple[Any, ...] = (None,) * len(node.next_functions)
     else:
         grad_inputs = _validate_outputs(node, node._apply(grads))
@@ -344,7 +349,7 @@ def _validate_outputs(node: Node, grad_inputs: Any) -> tuple[Any, ...]:
             continue
         shape, dtype = meta
         data = grad._data
-        if data.shape == shape and data.dtype == dtype.np:
+        if data.shape == shape and data.dtype == dtype:
             continue
         if fixed is None:
             fixed = list(grad_inputs)
@@ -361,7 +366,9 @@ def _conform(node: Node, index: int, grad: Any, shape: tuple[int, ...], dtype: A
                 f"- got {list(grad.shape)} but expected shape compatible with {list(shape)}"
             )
         grad = grad.sum_to_size(shape)
-    if grad._data.dtype != dtype.np:
+    if grad._data.dtype != dtype:
+        if grad._data.dtype.kind == "c" and dtype.kind != "c":
+            grad = grad.real  # a real input gets the real part (torch: silently)
         grad = grad.to(dtype)
     return grad
 

@@ -90,6 +90,7 @@ class BackwardFunction(FunctionCtx, Node):
     # Per positional input: is it a tensor. Per output: (shape, dtype) of a tensor.
     _tensor_inputs: tuple[bool, ...] = ()
     _output_meta: tuple[Any, ...] = ()
+    _runs_without_grads = True
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
@@ -283,7 +284,7 @@ def _record_inputs(ctx: BackwardFunction, args: tuple[Any, ...]) -> None:
     for arg in args:
         if isinstance(arg, Tensor) and arg.requires_grad:
             edges.append(arg._gradient_edge())
-            meta.append((arg._data.shape, arg.dtype))
+            meta.append((arg._data.shape, arg._data.dtype))
         else:
             edges.append((None, 0))
             meta.append(None)

@@ -242,8 +242,11 @@ def _check_backward_multiplies_by_grad_output(outputs: list[Any], wrt: list[Any]
 def _check_undefined_grad(
     func: Callable[..., Any], inputs: tuple[Any, ...], outputs: list[Any], wrt: list[Any]
 ) -> None:
-    """Backward must accept None output gradients: all at once, then one at a time."""
-    cases = [[_undefined_grad(o) for o in outputs]]
+    """Backward must accept None output gradients: all at once, then one at a time.
+
+    Each case runs on fresh outputs: earlier checks may have freed the graph of ``outputs``.
+    """
+    cases = [[_undefined_grad(o) for o in _outputs_requiring_grad(func(*inputs))]]
     if len(outputs) > 1:
         for undefined in range(len(outputs)):
             fresh = _outputs_requiring_grad(func(*inputs))
@@ -422,5 +425,5 @@ def _undefined_grad(tensor: Any) -> Any:
     node = _UndefinedGrad()
     node._seq = next_sequence_nr()
     node.next_functions = (tensor._gradient_edge(),)
-    node._input_meta = ((tensor._data.shape, tensor.dtype),)
+    node._input_meta = ((tensor._data.shape, tensor._data.dtype),)
     return tensor._as_output_of(node, 0)

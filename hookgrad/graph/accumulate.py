@@ -55,7 +55,7 @@ class CopyBackwards(Node):
 
     def __init__(self, source: Any) -> None:
         self.next_functions = ((None, 0), source._gradient_edge())
-        self._input_meta = (None, (source._data.shape, source.dtype))
+        self._input_meta = (None, (source._data.shape, source._data.dtype))
         self._seq = next_sequence_nr()
 
     def name(self) -> str:

@@ -38,7 +38,11 @@ class Node:
     # no attribute writes; an instance stores only what differs.
     _seq: int = -1
     next_functions: tuple[Edge, ...] = ()
+    # One ``(shape, NumPy dtype)`` per input that gets a gradient, else None.
     _input_meta: tuple[Any, ...] = ()
+    # False: the engine skips the node when every incoming gradient is None (custom
+    # Functions set True: their backward runs anyway, as in torch).
+    _runs_without_grads = False
     _num_outputs = 1
     _pre_hooks: HookDict | None = None
     _post_hooks: HookDict | None = None

@@ -119,7 +119,7 @@ def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
                 meta.append(None)
                 needs.append(False)
                 continue
-            meta.append((x._data.shape, x.dtype))
+            meta.append((x._data.shape, x._data.dtype))
             needs.append(True)
         else:
             edges.append(_NO_EDGE)

@@ -82,10 +82,22 @@ class Tensor(
     _is_inference = False
     __array_priority__ = 1000  # ndarray <op> Tensor defers to Tensor's operators
 
-    def __init__(self, data: Any = (), *, dtype: Any = None, requires_grad: bool = False):
+    def __init__(self, *args: Any, dtype: Any = None, requires_grad: bool = False):
         from hookgrad.tensor.creation import to_array
 
-        self._data = to_array(data, dtype)
+        # NOTE: torch's legacy constructor: ``Tensor(2, 3)`` is a (zero-filled here) 2x3
+        # tensor, and ``Tensor([1, 2])`` makes floats of integer data.
+        if dtype is None:
+            dtype = dtypes.get_default_dtype()
+        if not args:
+            self._data = np.zeros((0,), dtypes.to_dtype(dtype).np)
+        elif all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            self._data = np.zeros(args, dtypes.to_dtype(dtype).np)
+        else:
+            data = args[0] if len(args) == 1 else args
+            if hasattr(data, "_data") or isinstance(data, np.ndarray):
+                dtype = None
+            self._data = to_array(data, dtype)
         if requires_grad:
             self.requires_grad = True
 
@@ -414,15 +426,23 @@ class Tensor(
         return array if dtype is None else array.astype(dtype)
 
     def __bool__(self) -> bool:
+        if self._data.size == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
         if self._data.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data)
 
+    def _scalar(self) -> Any:
+        """The single element, for ``float(t)``/``int(t)``/``complex(t)``."""
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
 
     def __index__(self) -> int:
         if self.dtype.is_floating_point or self.dtype.is_complex or self._data.size != 1:
@@ -430,12 +450,24 @@ class Tensor(
         return int(self.item())
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        return complex(self._scalar())
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of all elements."""
+        return self._data.nbytes
 
     def __repr__(self) -> str:
         from hookgrad.tensor.formatting import tensor_repr
@@ -443,7 +475,7 @@ class Tensor(
         return tensor_repr(self)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        return (_rebuild, (self._data, self._requires_grad))
+        return (_rebuild, (self._data, self.requires_grad))
 
     def __deepcopy__(self, memo: dict) -> Tensor:
         if self.grad_fn is not None:

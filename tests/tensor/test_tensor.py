@@ -200,9 +200,8 @@ TENSOR_PY_CASES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="needs a change in hookgrad/tensor/tensor.py")
 @pytest.mark.parametrize("expr", TENSOR_PY_CASES)
-def test_matches_torch_pending(torch, expr):
+def test_tensor_core_matches_torch(torch, expr):
     assert _run(hookgrad, expr) == _run(torch, expr)
 
 

@@ -68,7 +68,7 @@ def to(
     for arg in args:
         if hasattr(arg, "_data"):
             dtype = arg.dtype
-        elif isinstance(arg, dtypes.dtype) or arg in (float, int, bool, complex):
+        elif isinstance(arg, (dtypes.dtype, np.dtype)) or arg in (float, int, bool, complex):
             if dtype is not None:
                 raise TypeError(
                     "to() received an invalid combination of arguments - got two dtypes"
