@@ -19,17 +19,10 @@ import numpy as np
 
 from hookgrad.grad_mode import is_grad_enabled, no_grad
 from hookgrad.graph.node import Edge, Node, next_sequence_nr
-from hookgrad.graph.saved import FREED_MESSAGE, SavedTensor
+from hookgrad.graph.saved import FREED_MESSAGE, INFERENCE_SAVE_MESSAGE, SavedTensor
 from hookgrad.tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
-
-INFERENCE_SAVE_MESSAGE = (
-    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-    "inference mode in computation tracked by autograd. To work around this, you can make "
-    "a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` "
-    "instead of `torch.inference_mode()`."
-)
 
 
 class FunctionCtx:

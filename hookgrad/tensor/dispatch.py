@@ -13,7 +13,7 @@ import numpy as np
 
 from hookgrad import grad_mode
 from hookgrad.graph.node import next_sequence_nr
-from hookgrad.graph.saved import SavedTensor
+from hookgrad.graph.saved import INFERENCE_SAVE_MESSAGE, SavedTensor
 from hookgrad.tensor import tensor as _tensor_module
 
 _state = grad_mode._state
@@ -154,9 +154,6 @@ def _save(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...])
             continue
         value = inputs[names.index(name)]
         if isinstance(value, Tensor) and value._is_inference:
-            raise RuntimeError(
-                "Inference tensors cannot be saved for backward. To work around you can "
-                "make a clone to get a normal tensor and use it in autograd."
-            )
+            raise RuntimeError(INFERENCE_SAVE_MESSAGE)
         saved[name] = SavedTensor(value)
     return saved

@@ -243,7 +243,9 @@ def tensor_repr(tensor: Any, prefix: str = "tensor(", grad_fn_name: str | None =
         text = array_str(values, indent)
     grad_fn = tensor.grad_fn
     if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{grad_fn_name or grad_fn.name()}>")
+        # torch prints the C++ class name without its namespace: <CopyBackwards>.
+        name = grad_fn_name or grad_fn.name().rpartition("::")[2]
+        suffixes.append(f"grad_fn=<{name}>")
     elif tensor.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + text, suffixes, indent)
