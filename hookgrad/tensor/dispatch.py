@@ -105,7 +105,7 @@ _NO_EDGE = (None, 0)
 
 def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
     edges = []
-    meta = []
+    meta: list[tuple[Any, Any] | None] = []
     needs = []
     for x in inputs:
         if isinstance(x, Tensor):

@@ -17,6 +17,7 @@ import numpy as np
 
 from hookgrad import grad_mode
 from hookgrad.graph.accumulate import AccumulateGrad, CopyBackwards
+from hookgrad.graph.node import Node
 from hookgrad.hooks import HookDict, RemovableHandle, add_hook
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
@@ -72,7 +73,7 @@ class Tensor(
     # NOTE: class-level defaults keep ``_make`` (called once per op result) cheap: an
     # instance stores only what differs from them.
     _requires_grad = False
-    grad_fn = None
+    grad_fn: Node | None = None
     _output_nr = 0
     _grad = None
     _backward_hooks: HookDict | None = None
@@ -353,7 +354,7 @@ class Tensor(
         self.grad_fn = node
         self._output_nr = output_nr
         self._backward_hooks = None
-        if self._retains_grad and old is not None:
+        if self._retains_grad and old is not None and old._retain_grad_hooks:
             retain = old._retain_grad_hooks.pop(old_output_nr)
             node._register_retain_grad(output_nr, retain)
 

@@ -351,7 +351,7 @@ class ArithmeticMethods:
         return rsub(self, other)
 
     def __rtruediv__(self, other: Any) -> Any:
-        return self.reciprocal() * other
+        return self.reciprocal() * other  # type: ignore[attr-defined]
 
     def __rfloordiv__(self, other: Any) -> Any:
         return floor_divide(other, self)
@@ -363,7 +363,7 @@ class ArithmeticMethods:
         return pow(other, self)
 
     def __matmul__(self, other: Any) -> Any:
-        return self.matmul(other)
+        return self.matmul(other)  # type: ignore[attr-defined]
 
     def __rmatmul__(self, other: Any) -> Any:
         return other.matmul(self)
