@@ -343,17 +343,25 @@ def _validate_outputs(node: Node, grad_inputs: Any) -> tuple[Any, ...]:
             f"function {node.name()} returned an incorrect number of gradients "
             f"(expected {expected}, got {len(grad_inputs)})"
         )
+    metas = node._input_meta
+    if not metas:
+        return grad_inputs  # a node without input metadata: nothing to check against
     fixed = None
-    for index, (grad, meta) in enumerate(zip(grad_inputs, node._input_meta)):
-        if grad is None or meta is None:
+    index = -1
+    for grad in grad_inputs:
+        index += 1
+        if grad is None:
             continue
-        shape, dtype = meta
+        meta = metas[index]
+        if meta is None:
+            continue
         data = grad._data
-        if data.shape == shape and data.dtype == dtype:
+        # NOTE: built-in NumPy dtypes are singletons: ``is`` is the fast, common answer.
+        if data.shape == meta[0] and (data.dtype is meta[1] or data.dtype == meta[1]):
             continue
         if fixed is None:
             fixed = list(grad_inputs)
-        fixed[index] = _conform(node, index, grad, shape, dtype)
+        fixed[index] = _conform(node, index, grad, meta[0], meta[1])
     return grad_inputs if fixed is None else tuple(fixed)
 
 

@@ -28,7 +28,6 @@ class Op(Node):
     # True: the forward may divide by zero, overflow or leave the domain; run it with
     # NumPy's floating-point warnings off, since torch is silent there (inf / nan result).
     quiet = False
-    needs_input_grad: tuple[bool, ...] = ()
     _saved: dict[str, SavedTensor] | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -45,10 +44,15 @@ class Op(Node):
     def backward(self, *grad_outputs: Any) -> Any:
         raise NotImplementedError
 
-    def unpack(self) -> tuple[Any, ...]:
+    @property
+    def needs_input_grad(self) -> tuple[bool, ...]:
+        """Per input: whether the backward must compute its gradient."""
+        return tuple([meta is not None for meta in self._input_meta])
+
+    def unpack(self) -> list[Any]:
         """The saved values, in the order of ``saves``."""
         saved = self._saved
-        return tuple(saved[name].unpack(self) for name in self.saves)  # type: ignore[index]
+        return [saved[name].unpack(self) for name in self.saves]  # type: ignore[index]
 
     def _apply(self, grad_outputs: list[Any]) -> Any:
         if self._num_outputs == 1:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import grad_mode
-from hookgrad.graph.node import next_sequence_nr
+from hookgrad.graph.node import _sequence
 from hookgrad.graph.saved import INFERENCE_SAVE_MESSAGE, SavedTensor
 from hookgrad.tensor import tensor as _tensor_module
 
@@ -106,29 +106,22 @@ _NO_EDGE = (None, 0)
 def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
     edges = []
     meta: list[tuple[Any, Any] | None] = []
-    needs = []
     for x in inputs:
         if isinstance(x, Tensor):
             node = x.grad_fn
             if node is not None:
                 edges.append((node, x._output_nr))
-            elif x._requires_grad:
-                edges.append((x._get_accumulator(), 0))
-            else:
-                edges.append(_NO_EDGE)
-                meta.append(None)
-                needs.append(False)
+                meta.append((x._data.shape, x._data.dtype))
                 continue
-            meta.append((x._data.shape, x._data.dtype))
-            needs.append(True)
-        else:
-            edges.append(_NO_EDGE)
-            meta.append(None)
-            needs.append(False)
-    op._seq = next_sequence_nr()
+            if x._requires_grad:
+                edges.append((x._get_accumulator(), 0))
+                meta.append((x._data.shape, x._data.dtype))
+                continue
+        edges.append(_NO_EDGE)
+        meta.append(None)
+    op._seq = next(_sequence)
     op.next_functions = tuple(edges)
     op._input_meta = tuple(meta)
-    op.needs_input_grad = tuple(needs)
     if type(outputs) is tuple:
         op._num_outputs = len(outputs)
         for output_nr, output in enumerate(outputs):
