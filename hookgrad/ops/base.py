@@ -28,7 +28,7 @@ class Op(Node):
     # True: the forward may divide by zero, overflow or leave the domain; run it with
     # NumPy's floating-point warnings off, since torch is silent there (inf / nan result).
     quiet = False
-    _saved: dict[str, SavedTensor] | None = None
+    _saved: tuple[SavedTensor, ...] = ()  # one per name in ``saves``
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -51,8 +51,7 @@ class Op(Node):
 
     def unpack(self) -> list[Any]:
         """The saved values, in the order of ``saves``."""
-        saved = self._saved
-        return [saved[name].unpack(self) for name in self.saves]  # type: ignore[index]
+        return [saved.unpack(self) for saved in self._saved]
 
     def _apply(self, grad_outputs: list[Any]) -> Any:
         if self._num_outputs == 1:
@@ -60,21 +59,24 @@ class Op(Node):
         return self.backward(*grad_outputs)
 
     def _release_variables(self) -> None:
-        if self._saved:
-            for saved in self._saved.values():
-                saved.release()
+        for saved in self._saved:
+            saved.release()
+
+    def _saved_named(self, name: str) -> SavedTensor | None:
+        saved = self.__dict__.get("_saved", ())
+        return saved[self.saves.index(name)] if saved and name in self.saves else None
 
     def __getattr__(self, name: str) -> Any:
         # Only called for missing attributes: ``_saved_<x>`` / ``_raw_saved_<x>``.
         if name.startswith("_raw_saved_"):
-            saved = self.__dict__.get("_saved") or {}
-            if name[11:] in saved:
-                return saved[name[11:]]
+            saved = self._saved_named(name[11:])
+            if saved is not None:
+                return saved
         elif name.startswith("_saved_"):
             key = name[7:]
-            saved = self.__dict__.get("_saved") or {}
-            if key in saved:
-                return saved[key].unpack(self)
+            saved = self._saved_named(key)
+            if saved is not None:
+                return saved.unpack(self)
             if key in self.__dict__:
                 return self.__dict__[key]
         raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")

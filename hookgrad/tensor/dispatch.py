@@ -137,16 +137,16 @@ def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
         op._saved = _save(Tensor, op, inputs, outs)
 
 
-def _save(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...]) -> dict:
+def _save(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...]) -> tuple:
     """One ``SavedTensor`` per name in ``op.saves``: an input's name or ``result``."""
-    saved = {}
+    saved = []
     names = op.input_names
     for name in op.saves:
         if name == "result":
-            saved[name] = SavedTensor(outputs[0]._alias(), output_nr=0)
+            saved.append(SavedTensor(outputs[0]._alias(), output_nr=0))
             continue
         value = inputs[names.index(name)]
         if isinstance(value, Tensor) and value._is_inference:
             raise RuntimeError(INFERENCE_SAVE_MESSAGE)
-        saved[name] = SavedTensor(value)
-    return saved
+        saved.append(SavedTensor(value))
+    return tuple(saved)

@@ -72,8 +72,8 @@ subtract = sub
 
 def _check_bool_subtraction(a: Any, b: Any) -> None:
     """torch refuses ``-`` on bools (tensors or Python ``True``/``False``)."""
-    a_bool = isinstance(a, bool) or getattr(a, "dtype", None) is dtypes.bool_
-    b_bool = isinstance(b, bool) or getattr(b, "dtype", None) is dtypes.bool_
+    a_bool = isinstance(a, bool) or (_is_tensor(a) and a._data.dtype.kind == "b")
+    b_bool = isinstance(b, bool) or (_is_tensor(b) and b._data.dtype.kind == "b")
     if a_bool and b_bool and _is_tensor(a) and _is_tensor(b):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
