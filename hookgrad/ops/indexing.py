@@ -280,6 +280,14 @@ class MaskedFill(Op):
         self.value = value
 
     def forward(self, a: Any, mask: Any) -> Any:
+        if self.value == 0 and a.dtype.kind in "fc":
+            # NOTE: ``np.where`` on a random mask is ~15x slower than a branch-free product;
+            # the product is exact unless ``a`` holds inf/nan (then nan shows up: redo).
+            # Adding 0 turns the -0.0 of ``negative * False`` into torch's 0.0.
+            out = a * ~mask
+            if not np.isnan(out).any():
+                out += 0
+                return out
         return np.where(mask, np.asarray(self.value, a.dtype), a)
 
     def backward(self, grad: Any) -> Any:

@@ -398,3 +398,12 @@ def test_nonzero_matches_torch(data, as_tuple, torch):
 def test_nonzero_is_not_differentiable():
     x = hookgrad.tensor([0.0, 2.0], requires_grad=True)
     assert not x.nonzero().requires_grad
+
+
+def test_masked_fill_zero_fast_path_matches_torch_with_signs_and_infinities(torch):
+    data = [[-1.5, 2.0, float("inf")], [float("-inf"), float("nan"), -0.0]]
+    masks = [[True, False, True], [False, True, True]]
+    ours = hookgrad.tensor(data).masked_fill(hookgrad.tensor(masks), 0)
+    theirs = torch.tensor(data).masked_fill(torch.tensor(masks), 0)
+    assert repr(ours) == repr(theirs)
+    assert np.array_equal(np.signbit(ours.numpy()), np.signbit(theirs.numpy()))
