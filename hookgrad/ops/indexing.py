@@ -275,6 +275,7 @@ class MaskedFill(Op):
 
     input_names = ("self", "mask")
     saves = ("mask",)
+    quiet = True  # inf * False in the fast path below
 
     def __init__(self, value: Any) -> None:
         self.value = value
