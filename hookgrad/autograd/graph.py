@@ -91,7 +91,10 @@ def _register_any(tensors: tuple[Any, ...], fn: Callable[..., Any]) -> list[Remo
 
 
 def increment_version(tensor: Any) -> None:
-    """Bump the tensor's version counter (no-op until version counters exist)."""
+    """Bump the version counter of ``tensor`` (or of each tensor in a sequence), as an
+    in-place change does; saved tensors then detect the change."""
+    for t in (tensor,) if hasattr(tensor, "_data") else tensor:
+        t._bump_version()
 
 
 class GradientEdge(NamedTuple):

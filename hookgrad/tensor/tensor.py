@@ -49,6 +49,15 @@ DETACH_HINT = (
 )
 
 
+class VersionCounter:
+    """A mutable count of in-place changes, shared by tensors that share data."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
 class Tensor(
     ArithmeticMethods,
     UnaryMethods,
@@ -81,6 +90,8 @@ class Tensor(
     _retains_grad = False
     _accumulator_ref = None
     _is_inference = False
+    # Shared by a tensor, its views and its detached aliases; created on first bump.
+    _version_counter: VersionCounter | None = None
     __array_priority__ = 1000  # ndarray <op> Tensor defers to Tensor's operators
 
     def __init__(self, *args: Any, dtype: Any = None, requires_grad: bool = False):
@@ -255,10 +266,27 @@ class Tensor(
         self._data = value._data
 
     def detach(self) -> Tensor:
-        """A tensor sharing this data that does not require grad."""
+        """A tensor sharing this data (and version counter) that does not require grad."""
         out = Tensor._make(self._data)
         out._is_inference = self._is_inference
+        out._version_counter = self._shared_version_counter()
         return out
+
+    @property
+    def _version(self) -> int:
+        """How many in-place changes the data (shared with views) has seen."""
+        counter = self._version_counter
+        return 0 if counter is None else counter.value
+
+    def _shared_version_counter(self) -> VersionCounter:
+        """This tensor's version counter, created if needed, to share with an alias."""
+        if self._version_counter is None:
+            self._version_counter = VersionCounter()
+        return self._version_counter
+
+    def _bump_version(self) -> None:
+        """Record an in-place change of the data."""
+        self._shared_version_counter().value += 1
 
     def detach_(self) -> Tensor:
         """Detach ``self`` from the graph in place."""
