@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.grad_mode import is_grad_enabled, no_grad
+from hookgrad.graph import anomaly
 from hookgrad.graph.node import Edge, Node, next_sequence_nr
 from hookgrad.graph.saved import FREED_MESSAGE, INFERENCE_SAVE_MESSAGE, SavedTensor
 from hookgrad.tensor import Tensor
@@ -233,6 +234,8 @@ class Function(metaclass=FunctionMeta):
         recording = is_grad_enabled() and any(ctx.needs_input_grad)
         if recording:
             ctx._seq = next_sequence_nr()
+            if anomaly.state.enabled:
+                anomaly.record_creation(ctx)
         with no_grad():
             if uses_setup_context:
                 output = cls.forward(*args, **kwargs)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import grad_mode
+from hookgrad.graph import anomaly
 from hookgrad.graph.node import _sequence
 from hookgrad.graph.saved import INFERENCE_SAVE_MESSAGE, SavedTensor
 from hookgrad.tensor import tensor as _tensor_module
@@ -135,6 +136,8 @@ def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
         outs = (outputs,)
     if op.saves:
         op._saved = _save(Tensor, op, inputs, outs)
+    if anomaly.state.enabled:
+        anomaly.record_creation(op)
 
 
 def _save(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...]) -> tuple:
