@@ -66,6 +66,7 @@ from hookgrad.tensor.formatting import get_printoptions, set_printoptions
 from hookgrad.tensor.functions.arithmetic import *  # noqa: F403
 from hookgrad.tensor.functions.conversion import *  # noqa: F403
 from hookgrad.tensor.functions.indexing import *  # noqa: F403
+from hookgrad.tensor.functions.joining import *  # noqa: F403
 from hookgrad.tensor.functions.linalg import *  # noqa: F403
 from hookgrad.tensor.functions.reduction import *  # noqa: F403
 from hookgrad.tensor.functions.shape import *  # noqa: F403

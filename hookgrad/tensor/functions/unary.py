@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad.ops import special
 from hookgrad.ops import unary as ops
 from hookgrad.tensor import dtypes
 from hookgrad.tensor import tensor as _tensor_module
@@ -313,7 +314,7 @@ def atan2(input: Any, other: Any) -> Any:
     a, b = float_arrays(input, other)
     if a.dtype.kind == "c":
         raise _no_kernel("atan2_cpu", a.dtype)
-    return apply_arrays(ops.Atan2(), (input, other), (a, b))
+    return apply_arrays(special.Atan2(), (input, other), (a, b))
 
 
 arctan2 = atan2
@@ -346,17 +347,17 @@ def logit(input: Any, eps: float | None = None) -> Any:
 
 def erf(input: Any) -> Any:
     """Elementwise error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""
-    return _real_floating(ops.Erf(), input, "erf", "erf_vml_cpu")
+    return _real_floating(special.Erf(), input, "erf", "erf_vml_cpu")
 
 
 def erfc(input: Any) -> Any:
     """Elementwise ``1 - erf(input)``, accurate where ``erf`` is close to 1."""
-    return _real_floating(ops.Erfc(), input, "erfc", "erfc_vml_cpu")
+    return _real_floating(special.Erfc(), input, "erfc", "erfc_vml_cpu")
 
 
 def erfinv(input: Any) -> Any:
     """Elementwise inverse of ``erf``: ``±inf`` at ``±1``, NaN outside [-1, 1]."""
-    return _real_floating(ops.Erfinv(), input, "erfinv", "erfinv_vml_cpu")
+    return _real_floating(special.Erfinv(), input, "erfinv", "erfinv_vml_cpu")
 
 
 # ---------------------------------------------------------------- clamping
@@ -580,10 +581,10 @@ def xlogy(input: Any, other: Any) -> Any:
     if result_dtype.kind == "c":
         raise _no_kernel("xlogy_cpu", result_dtype)
     if is_scalar(input):
-        return apply_arrays(ops.XlogyNumberSelf(input), (other,), (b,))
+        return apply_arrays(special.XlogyNumberSelf(input), (other,), (b,))
     if is_scalar(other):
-        return apply_arrays(ops.XlogyNumberOther(other), (input,), (a,))
-    return apply_arrays(ops.Xlogy(), (input, other), (a, b))
+        return apply_arrays(special.XlogyNumberOther(other), (input,), (a,))
+    return apply_arrays(special.Xlogy(), (input, other), (a, b))
 
 
 _C_TYPE_NAMES = {
@@ -620,8 +621,8 @@ def lerp(input: Any, end: Any, weight: Any) -> Any:
             )
     if weight_is_tensor:
         arrays = (input._data, end._data, weight._data)
-        return apply_arrays(ops.LerpTensor(), (input, end, weight), arrays)
-    return apply_arrays(ops.Lerp(weight), (input, end), (input._data, end._data))
+        return apply_arrays(special.LerpTensor(), (input, end, weight), arrays)
+    return apply_arrays(special.Lerp(weight), (input, end), (input._data, end._data))
 
 
 class UnaryMethods:
