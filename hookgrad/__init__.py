@@ -13,6 +13,11 @@ Use it as a drop-in for PyTorch's tensor and autograd API::
 # ruff: noqa: F401  (this module re-exports the public API)
 
 from hookgrad import autograd, utils
+from hookgrad.autograd.anomaly_mode import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from hookgrad.grad_mode import (
     enable_grad,
     inference_mode,
@@ -66,6 +71,7 @@ from hookgrad.tensor.formatting import get_printoptions, set_printoptions
 from hookgrad.tensor.functions.arithmetic import *  # noqa: F403
 from hookgrad.tensor.functions.conversion import *  # noqa: F403
 from hookgrad.tensor.functions.indexing import *  # noqa: F403
+from hookgrad.tensor.functions.inplace import *  # noqa: F403
 from hookgrad.tensor.functions.joining import *  # noqa: F403
 from hookgrad.tensor.functions.linalg import *  # noqa: F403
 from hookgrad.tensor.functions.reduction import *  # noqa: F403

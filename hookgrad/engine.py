@@ -17,18 +17,21 @@ With ``inputs`` given, only nodes on a path from the roots to an input run, and 
 computes no gradient for an edge the pass does not follow (its post-hooks see None
 there). For ``autograd.grad`` the gradient at each input is captured after that
 tensor's hooks.
+
+In anomaly mode (read once per pass) each node runs through ``_run_node_checked``.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from hookgrad import grad_mode
+from hookgrad.graph import anomaly
 from hookgrad.graph.node import Edge, Node
 from hookgrad.hooks import hook_name
 
@@ -103,11 +106,13 @@ def run_backward(
     stack.append(task)
     previous_mode = grad_mode.is_grad_enabled()
     grad_mode._set_grad_enabled(create_graph)
+    # Anomaly mode is read once per pass: when it is off, nodes run unchecked.
+    run_node = _run_node_checked if anomaly.state.enabled else _run_node
     try:
         # NOTE: backward formulas meet inf / nan (e.g. masked-out places) where torch is
         # silent; NumPy's floating-point warnings are off for the whole pass.
         with np.errstate(all="ignore"):
-            _execute(task, roots, grad_roots, keep_graph)
+            _execute(task, roots, grad_roots, keep_graph, run_node)
     finally:
         grad_mode._set_grad_enabled(previous_mode)
         stack.pop()
@@ -178,7 +183,11 @@ def _reverse_topological(roots: Sequence[Edge], deps: dict[Node, int]) -> list[N
 
 
 def _execute(
-    task: _GraphTask, roots: Sequence[Edge], grad_roots: Sequence[Any], keep: bool
+    task: _GraphTask,
+    roots: Sequence[Edge],
+    grad_roots: Sequence[Any],
+    keep: bool,
+    run_node: Callable[[_GraphTask, Node, list[Any]], tuple[Any, ...]],
 ) -> None:
     deps = task.deps
     exec_nodes = task.exec_nodes
@@ -220,7 +229,7 @@ def _execute(
             _capture(task, node, _call_tensor_pre_hooks(node, grads))
             edges = ()
             continue
-        grad_inputs = _run_node(task, node, grads)
+        grad_inputs = run_node(task, node, grads)
         if not keep:
             node._release_variables()
         edges = zip(node.next_functions, grad_inputs)
@@ -298,6 +307,30 @@ def _run_node(task: _GraphTask, node: Node, grads: list[Any]) -> tuple[Any, ...]
             if result is not None:
                 grad_inputs = _check_hook_result(hook, result, grad_inputs)
     return grad_inputs
+
+
+def _run_node_checked(task: _GraphTask, node: Node, grads: list[Any]) -> tuple[Any, ...]:
+    """``_run_node`` in anomaly mode, as torch: nodes created meanwhile get ``node`` as
+    their parent; a NaN gradient raises; any error first warns with the forward stack."""
+    previous = anomaly.set_evaluating(node)
+    try:
+        grad_inputs = _run_node(task, node, grads)
+        if anomaly.state.check_nan:
+            _check_nan(node, grad_inputs)
+    except Exception:
+        anomaly.report_error(node)
+        raise
+    finally:
+        anomaly.set_evaluating(previous)
+    return grad_inputs
+
+
+def _check_nan(node: Node, grad_inputs: tuple[Any, ...]) -> None:
+    for index, grad in enumerate(grad_inputs):
+        if grad is not None and np.isnan(grad._data).any():
+            raise RuntimeError(
+                f"Function '{node.name()}' returned nan values in its {index}th output."
+            )
 
 
 def _drop_unneeded(task: _GraphTask, node: Node, grad_inputs: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -29,7 +29,7 @@ def run_example(name: str, library: str) -> str:
 
 
 @pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared/examples is not checked out")
-@pytest.mark.parametrize("name", ["tensor_hooks.py"])
+@pytest.mark.parametrize("name", ["tensor_hooks.py", "saved_tensor_hooks.py"])
 def test_example_prints_the_same_as_torch(torch: Any, name: str) -> None:
     expected = run_example(name, "torch")
     assert expected

@@ -1,7 +1,9 @@
-"""``hookgrad.autograd``: backward, grad, custom Functions, gradcheck, graph hooks."""
+"""``hookgrad.autograd``: backward, grad, custom Functions, gradcheck, graph hooks,
+functional derivatives."""
 
 from hookgrad import grad_mode
-from hookgrad.autograd import function, graph
+from hookgrad.autograd import function, functional, graph
+from hookgrad.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from hookgrad.autograd.function import Function, FunctionCtx
 from hookgrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from hookgrad.grad_mode import (
@@ -17,8 +19,10 @@ __all__ = [
     "FunctionCtx",
     "GradcheckError",
     "backward",
+    "detect_anomaly",
     "enable_grad",
     "function",
+    "functional",
     "grad",
     "grad_mode",
     "gradcheck",
@@ -26,5 +30,6 @@ __all__ = [
     "graph",
     "inference_mode",
     "no_grad",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]

@@ -18,12 +18,23 @@ from typing import Any
 import numpy as np
 
 from hookgrad.grad_mode import is_grad_enabled, no_grad
-from hookgrad.graph import anomaly
+from hookgrad.graph import anomaly, saved
 from hookgrad.graph.node import Edge, Node, next_sequence_nr
 from hookgrad.graph.saved import FREED_MESSAGE, INFERENCE_SAVE_MESSAGE, SavedTensor
 from hookgrad.tensor import Tensor
+from hookgrad.tensor.views import VIEW_OF_LEAF_INPLACE_MESSAGE, rebase_inplace
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+DIRTY_VIEW_MESSAGE = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your "
+    "Function cannot return more than one Tensor. This is not supported by the current "
+    "autograd engine. You should either make sure the input is not a view (using .clone() "
+    "for example) or make your Function only return one Tensor (potentially splitting it "
+    "into two Functions: one doing the inplace that returns a single Tensor and a second "
+    "one that does the other operations). You can ask on the forum "
+    "https://discuss.pytorch.org/ if you need help to do this change."
+)
 
 
 class FunctionCtx:
@@ -42,6 +53,7 @@ class FunctionCtx:
     materialize_grads = True
     to_save: tuple[Any, ...] = ()
     non_differentiable: tuple[Any, ...] = ()
+    dirty_tensors: tuple[Any, ...] = ()
 
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep ``tensors`` (inputs, outputs, or None) for ``backward``, which reads them
@@ -63,11 +75,15 @@ class FunctionCtx:
         self.non_differentiable = outputs
 
     def mark_dirty(self, *tensors: Any) -> None:
-        """Declare inputs the forward modified in-place (not supported yet)."""
-        raise NotImplementedError(
-            "ctx.mark_dirty: custom Functions that modify their inputs in-place are not "
-            "supported yet; return a new tensor instead"
-        )
+        """Declare the inputs ``forward`` modified in place; it must return them. Each
+        gets a new version and, as an output, this node as its ``grad_fn`` (a view's base
+        gets a ``CopySlices``), as after a built-in in-place op. Example::
+
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+        """
+        self.dirty_tensors = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """With False, ``backward`` gets None (not zeros) for outputs without gradient."""
@@ -91,7 +107,7 @@ class BackwardFunction(FunctionCtx, Node):
         """The tensors given to ``save_for_backward``; an error once they were freed."""
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(None if saved is None else saved.unpack(self) for saved in self._saved)
+        return tuple(None if item is None else item.unpack(self) for item in self._saved)
 
     @property
     def _raw_saved_tensors(self) -> tuple[SavedTensor | None, ...]:
@@ -129,9 +145,9 @@ class BackwardFunction(FunctionCtx, Node):
         return result
 
     def _release_variables(self) -> None:
-        for saved in self._saved:
-            if saved is not None:
-                saved.release()
+        for item in self._saved:
+            if item is not None:
+                item.release()
         self._freed = True
 
 
@@ -253,9 +269,12 @@ def _wrap_outputs(
     outputs = output if multi else (output,)
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
     non_differentiable = {id(t) for t in ctx.non_differentiable}
+    dirty = {id(t) for t in ctx.dirty_tensors}
     wrapped = []
     for output_nr, out in enumerate(outputs):
-        if isinstance(out, Tensor):
+        if isinstance(out, Tensor) and id(out) in dirty:
+            pass  # a modified input stays the output itself: ``_rebase_dirty`` moves it
+        elif isinstance(out, Tensor):
             differentiable = id(out) not in non_differentiable
             if id(out) in input_ids:
                 # An input returned as-is: the output is a new tensor sharing its data.
@@ -270,8 +289,48 @@ def _wrap_outputs(
     )
     if recording:
         _record_inputs(ctx, args)
-    ctx._saved = tuple(_save(ctx, t, recording) for t in ctx.to_save)
+    if dirty:
+        _rebase_dirty(ctx, wrapped, input_ids, recording)
+    if recording:
+        # NOTE: as in torch, an unrecorded call saves nothing (``saved_tensors`` is empty).
+        ctx._saved = tuple(_save(ctx, t) for t in ctx.to_save)
     return tuple(wrapped) if multi else wrapped[0]
+
+
+def _rebase_dirty(
+    ctx: BackwardFunction, outputs: list[Any], input_ids: set[int], recording: bool
+) -> None:
+    """Bump the version of each tensor given to ``mark_dirty`` and, when recording, make
+    ``ctx`` its new history (torch's checks first)."""
+    output_nrs = {id(out): nr for nr, out in enumerate(outputs)}
+    for tensor in ctx.dirty_tensors:
+        if id(tensor) not in output_nrs:
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned "
+                "as output. The inputs that are modified inplace must all be outputs of the "
+                "Function."
+            )
+        if id(tensor) not in input_ids:
+            warnings.warn(
+                "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
+                "that have been mutated should be passed to ctx.mark_dirty().",
+                UserWarning,
+                stacklevel=4,
+            )
+        tensor._bump_version()
+        if not recording or not (tensor.is_floating_point() or tensor.is_complex()):
+            continue
+        if tensor.is_leaf and tensor.requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad has been used in an in-place operation."
+            )
+        if tensor._is_view():
+            if tensor._base.is_leaf:
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
+            if len(outputs) > 1:
+                raise RuntimeError(DIRTY_VIEW_MESSAGE)
+        tensor._grad = None
+        rebase_inplace(tensor, ctx, output_nrs[id(tensor)])
 
 
 def _record_inputs(ctx: BackwardFunction, args: tuple[Any, ...]) -> None:
@@ -289,15 +348,15 @@ def _record_inputs(ctx: BackwardFunction, args: tuple[Any, ...]) -> None:
     ctx._tensor_inputs = tuple(isinstance(arg, Tensor) for arg in args)
 
 
-def _save(ctx: BackwardFunction, tensor: Any, recording: bool) -> SavedTensor | None:
+def _save(ctx: BackwardFunction, tensor: Any) -> SavedTensor | None:
+    """Save one tensor given to ``save_for_backward`` as ops do (same hooks, same checks)."""
     if tensor is None:
         return None
-    if recording and tensor._is_inference:
+    if tensor._is_inference:
         raise RuntimeError(INFERENCE_SAVE_MESSAGE)
     if tensor.grad_fn is ctx:
-        # NOTE: an output keeps no reference to ctx (its grad_fn): no reference cycle.
-        return SavedTensor(tensor._alias(), output_nr=tensor._output_nr)
-    return SavedTensor(tensor)
+        return saved.save_output(tensor, tensor._output_nr)
+    return saved.save_input(tensor)
 
 
 class DelayedError(Node):

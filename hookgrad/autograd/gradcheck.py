@@ -407,7 +407,7 @@ def _random_like(output: Any, rng: np.random.Generator, non_contiguous: bool) ->
         spread = np.empty(shape + (2,), values.dtype)
         spread[..., 0] = values
         values = spread[..., 0]
-    return Tensor._make(values, requires_grad=True)
+    return Tensor._make(np.asarray(values), requires_grad=True)
 
 
 class _UndefinedGrad(Node):

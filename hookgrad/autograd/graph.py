@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from hookgrad import engine
+from hookgrad.graph import saved
 from hookgrad.graph.node import Node
 from hookgrad.hooks import MultiHandle, RemovableHandle
 
 __all__ = [
     "GradientEdge",
     "Node",
+    "disable_saved_tensors_hooks",
     "get_gradient_edge",
     "increment_version",
     "register_multi_grad_hook",
+    "save_on_cpu",
+    "saved_tensors_hooks",
 ]
 
 
@@ -117,3 +122,79 @@ def get_gradient_edge(tensor: Any) -> GradientEdge:
             "gradients"
         )
     return GradientEdge(*tensor._gradient_edge())
+
+
+# ---------------------------------------------------------------- saved-tensor hooks
+
+
+class saved_tensors_hooks:
+    """Context manager: tensors saved for backward inside it go through a pair of hooks.
+
+    ``pack_hook(tensor) -> Any`` runs (with grad mode off) each time an op or a custom
+    ``Function`` saves a tensor; only its result is kept in the graph. ``unpack_hook(packed)
+    -> Tensor`` runs each time the saved tensor is needed (backward, ``grad_fn._saved_*``)
+    and must return a tensor with the original's values. The hooks are per thread; when
+    contexts nest, the innermost pair is used. Example (offload saved tensors to NumPy)::
+
+        with saved_tensors_hooks(lambda t: t.detach().numpy(), hookgrad.from_numpy):
+            y = x.exp() * x
+        y.sum().backward()
+
+    A pack hook must not modify its input in place, and should not return the tensor
+    itself (``lambda t: t``) when it is an output, which would make a reference cycle.
+    """
+
+    def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        saved.push_default_hooks(self.pack_hook, self.unpack_hook)
+
+    def __exit__(self, *args: object) -> None:
+        saved.pop_default_hooks()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the CPU and moved back to their device for backward.
+
+    hookgrad runs on the CPU only, so without ``pin_memory`` the tensor itself is kept
+    (no copy, as torch does for CPU tensors); with ``pin_memory=True`` a copy is kept.
+    ``device_type`` is accepted for compatibility. Example::
+
+        with save_on_cpu():
+            y = (a * b).sum()
+    """
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(tensor: Any) -> tuple[Any, Any]:
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            return (tensor.device, tensor.clone())
+
+        def unpack_from_cpu(packed: tuple[Any, Any]) -> Any:
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
+    """Context manager under which saved-tensor default hooks are an error.
+
+    Entering ``saved_tensors_hooks`` (or saving a tensor while an outer one is active)
+    raises ``RuntimeError(error_message)``; ``SavedTensor.register_hooks`` still works.
+    For features that cannot work with such hooks. Example::
+
+        with disable_saved_tensors_hooks("no hooks here"):
+            with save_on_cpu():    # RuntimeError: no hooks here
+                pass
+    """
+    state = saved.hooks_state
+    previous = state.disabled_message
+    state.disabled_message = error_message
+    try:
+        yield
+    finally:
+        state.disabled_message = previous

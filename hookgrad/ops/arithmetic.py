@@ -237,7 +237,11 @@ class Pow(Op):
             grad_a = (grad * _conj(b * a.pow(b - 1))).masked_fill(b == 0, 0)
         if needs[1]:
             grad_b = grad * _conj(result * a.log())
-            grad_b = grad_b.masked_fill((a == 0) & (b >= 0), 0)
+            # 0 ** b has a zero gradient in b for real b >= 0 (torch's condition)
+            zero = (a == 0) & (b.real >= 0)
+            if b.is_complex():
+                zero = zero & (b.imag == 0)
+            grad_b = grad_b.masked_fill(zero, 0)
         return grad_a, grad_b
 
 
@@ -259,7 +263,7 @@ class RPow(Op):
         (result,) = self.unpack()
         if self.base == 0:
             return grad * 0 * result
-        return grad * _conj(result * float(np.log(self.base)))
+        return grad * _conj(result * np.log(self.base).item())  # item(): a Python number
 
 
 # ---------------------------------------------------------------- where

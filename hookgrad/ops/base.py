@@ -17,6 +17,10 @@ class Op(Node):
         saves: which inputs (by name) or ``"result"`` the backward needs; the tensor
             layer saves them as ``SavedTensor`` and ``unpack()`` returns them in order.
         node_name: the name torch gives the node; default ``<ClassName>Backward0``.
+        view: True for an op whose output shares its input's memory (torch's view ops:
+            ``transpose``, ``select``, basic indexing ...); the tensor layer makes that
+            output a view of the input's base. An instance may set it to False when its
+            forward had to copy (``reshape`` of a non-contiguous tensor).
 
     Non-tensor parameters (dims, exponents, shapes) are plain attributes set in
     ``__init__``; ``grad_fn._saved_<name>`` reads them like saved tensors.
@@ -25,6 +29,7 @@ class Op(Node):
     input_names: tuple[str, ...] = ("self", "other")
     saves: tuple[str, ...] = ()
     node_name = ""
+    view = False
     # True: the forward may divide by zero, overflow or leave the domain; run it with
     # NumPy's floating-point warnings off, since torch is silent there (inf / nan result).
     quiet = False

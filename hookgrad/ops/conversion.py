@@ -58,6 +58,7 @@ class Real(Op):
 
     input_names = ("self",)
     node_name = "SelectBackward0"
+    view = True
 
     def forward(self, a: Any) -> Any:
         return a.real
@@ -71,9 +72,40 @@ class Imag(Op):
 
     input_names = ("self",)
     node_name = "SelectBackward0"
+    view = True
 
     def forward(self, a: Any) -> Any:
         return a.imag
 
     def backward(self, grad: Any) -> Any:
         return grad * 1j
+
+
+class ViewAsReal(Op):
+    """A complex tensor seen as real pairs ``(real, imag)`` in a new last dimension."""
+
+    input_names = ("self",)
+    view = True
+
+    def forward(self, a: Any) -> Any:
+        # NOTE: through a new axis of size 1, any strides can be reinterpreted.
+        return a[..., None].view(a.real.dtype)
+
+    def backward(self, grad: Any) -> Any:
+        return grad._view_as_complex()
+
+
+class ViewAsComplex(Op):
+    """Real pairs in the last dimension (of size 2) seen as complex numbers."""
+
+    input_names = ("self",)
+    view = True
+
+    def forward(self, a: Any) -> Any:
+        if a.strides[-1] != a.itemsize:
+            a = np.ascontiguousarray(a)  # a gradient in backward; user input was checked
+            self.view = False
+        return a.view(np.result_type(a.dtype, np.complex64))[..., 0]
+
+    def backward(self, grad: Any) -> Any:
+        return grad._view_as_real()

@@ -56,13 +56,19 @@ class Key:
 
 
 class Index(Op):
-    """``self[key]``; named after the last op torch records (Select, Slice, Index ...)."""
+    """``self[key]``; named after the last op torch records (Select, Slice, Index ...).
+
+    A view of ``self`` unless the key has an advanced part (then a copy).
+    """
 
     input_names = ("self",)
+    view = True
 
     def __init__(self, key: Key) -> None:
         self.key = key
         self.node_name = key.node_name
+        if key.advanced is not None:
+            self.view = False
 
     def forward(self, a: Any) -> Any:
         self.input_shape = a.shape

@@ -459,7 +459,7 @@ class Logsumexp(Op):
         x, result = self.unpack()
         result = _restore(result, self.input_shape, self.dim, self.keepdim)
         grad = _restore(grad, self.input_shape, self.dim, self.keepdim)
-        return grad * (x - result).exp()
+        return grad * (x - result).exp().conj()
 
 
 class VectorNorm(Op):

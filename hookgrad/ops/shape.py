@@ -42,6 +42,7 @@ class Reshape(Op):
     ``reshape`` copies (``UnsafeViewBackward0``, as torch) and ``view`` raises.
     """
 
+    view = True
     node_name = "ViewBackward0"
     input_names = ("self",)
 
@@ -60,6 +61,7 @@ class Reshape(Op):
                     ".reshape(...) instead."
                 )
             self.node_name = "UnsafeViewBackward0"
+            self.view = False
         return out
 
     def backward(self, grad: Any) -> Any:
@@ -69,6 +71,7 @@ class Reshape(Op):
 class Expand(Op):
     """Broadcast to a larger shape without copying; the gradient is summed back."""
 
+    view = True
     input_names = ("self",)
 
     def __init__(self, shape: tuple[int, ...]) -> None:
@@ -88,6 +91,7 @@ class Expand(Op):
 class Transpose(Op):
     """Swap two dims (a view)."""
 
+    view = True
     input_names = ("self",)
 
     def __init__(self, dim0: int, dim1: int) -> None:
@@ -104,6 +108,7 @@ class Transpose(Op):
 class MatrixT(Op):
     """``t()``: transpose a matrix; a vector or a scalar is returned as is (a view)."""
 
+    view = True
     node_name = "TBackward0"
     input_names = ("self",)
 
@@ -117,6 +122,7 @@ class MatrixT(Op):
 class Permute(Op):
     """Reorder the dims (a view); the gradient goes through the inverse permutation."""
 
+    view = True
     input_names = ("self",)
 
     def __init__(self, dims: tuple[int, ...]) -> None:
@@ -135,6 +141,7 @@ class Permute(Op):
 class Squeeze(Op):
     """Remove the size-1 dims among ``dims`` (a view); ``squeeze()`` with no dim."""
 
+    view = True
     input_names = ("self",)
 
     def __init__(self, dims: tuple[int, ...]) -> None:
@@ -164,6 +171,7 @@ class SqueezeDims(Squeeze):
 class Unsqueeze(Op):
     """Insert a size-1 dim at ``dim`` (a view)."""
 
+    view = True
     input_names = ("self",)
 
     def __init__(self, dim: int) -> None:
@@ -229,6 +237,7 @@ class Stack(Op):
 class Split(Op):
     """Split ``dim`` into pieces of ``split_size`` (the last may be smaller); views."""
 
+    view = True
     input_names = ("self",)
 
     def __init__(self, dim: int, sizes: tuple[int, ...], split_size: int) -> None:
@@ -259,6 +268,7 @@ class SplitWithSizes(Split):
 class Unbind(Op):
     """All slices along ``dim``, each without that dim (views)."""
 
+    view = True
     input_names = ("self",)
 
     def __init__(self, dim: int) -> None:
@@ -281,6 +291,7 @@ class Unbind(Op):
 class Slice(Op):
     """``start:end:step`` along ``dim`` (a view): ``narrow``, ``tensor_split``."""
 
+    view = True
     node_name = "SliceBackward0"
     input_names = ("self",)
 
@@ -302,6 +313,7 @@ class Slice(Op):
 class Select(Op):
     """Index ``index`` of ``dim``, which disappears (a view)."""
 
+    view = True
     input_names = ("self",)
 
     def __init__(self, dim: int, index: int) -> None:
@@ -404,6 +416,7 @@ def _diagonal_view(a: Any, offset: int, dim1: int, dim2: int) -> Any:
 class Diagonal(Op):
     """The diagonal ``offset`` of the matrices over ``dim1``, ``dim2`` (a view)."""
 
+    view = True
     input_names = ("self",)
 
     def __init__(self, offset: int, dim1: int, dim2: int) -> None:
@@ -423,6 +436,7 @@ class Diagonal(Op):
 class DiagonalCopy(Diagonal):
     """``diag`` of a matrix: like ``diagonal`` but a copy (torch's node name)."""
 
+    view = False
     node_name = "DiagonalBackward0_copy"
 
     def forward(self, a: Any) -> Any:

@@ -199,6 +199,28 @@ class Sgn(UnaryOp):
         return ((grad - along * result) / magnitude).masked_fill(magnitude == 0, 0)
 
 
+class Angle(UnaryOp):
+    """The argument of a complex number (in ``(-pi, pi]``); for real numbers 0, or pi
+    below zero (NaN stays NaN).
+
+    For complex ``z`` the gradient is ``grad * i / conj(z)`` (``i z / |z|^2``), 0 at 0;
+    for real input it is 0 everywhere.
+    """
+
+    saves = ("self",)
+
+    def forward(self, a: Any) -> Any:
+        if a.dtype.kind == "c":
+            return np.angle(a)
+        return np.where(a < 0, np.pi, np.where(np.isnan(a), a, 0)).astype(a.dtype)
+
+    def backward(self, grad: Any) -> Any:
+        (a,) = self.unpack()
+        if not a.is_complex():
+            return grad.new_zeros(grad.shape)
+        return (grad * 1j / a.conj()).masked_fill(a == 0, 0)
+
+
 # ---------------------------------------------------------------- trigonometric
 
 

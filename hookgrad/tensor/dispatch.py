@@ -14,7 +14,14 @@ import numpy as np
 from hookgrad import grad_mode
 from hookgrad.graph import anomaly
 from hookgrad.graph.node import _sequence
-from hookgrad.graph.saved import INFERENCE_SAVE_MESSAGE, SavedTensor
+from hookgrad.graph.saved import (
+    INFERENCE_SAVE_MESSAGE,
+    SavedTensor,
+    save_constant,
+    save_input,
+    save_output,
+)
+from hookgrad.tensor import dtypes
 from hookgrad.tensor import tensor as _tensor_module
 
 _state = grad_mode._state
@@ -53,12 +60,94 @@ def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
         outputs._data = result
     if _state.grad_enabled:
         for x in inputs:
-            if isinstance(x, Tensor) and (x.grad_fn is not None or x._requires_grad):
+            if isinstance(x, Tensor) and (
+                x._grad_fn is not None
+                or x._requires_grad
+                or (x._base is not None and x.grad_fn is not None)
+            ):
                 _record(Tensor, op, inputs, outputs)
                 break
     elif _state.inference:
         _mark_inference(outputs)
+    if op.view:
+        _make_views(inputs[0], outputs)
     return outputs
+
+
+def apply_inplace(op: Any, target: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
+    """Run ``op`` and write its result into ``target``'s memory: an in-place op.
+
+    ``inputs`` are what the node records (the first stands for ``target``'s old value).
+    Returns the op's output: a tensor sharing ``target``'s data and version counter (so
+    that an op saving its result saves the new value of ``target``), recorded as the op's
+    output when autograd tracks it; the caller moves ``target`` onto that node.
+    """
+    Tensor = _tensor_module.Tensor
+    enabled = _state.grad_enabled
+    _state.grad_enabled = False
+    try:
+        result = apply_arrays(op, inputs, arrays)
+    finally:
+        _state.grad_enabled = enabled
+    write_inplace(target, result._data)
+    output = Tensor._make(target._data)
+    output._version_counter = target._version_counter
+    if enabled:
+        for x in inputs:
+            if isinstance(x, Tensor) and (x.grad_fn is not None or x._requires_grad):
+                _record(Tensor, op, inputs, output)
+                break
+    return output
+
+
+def write_inplace(target: Any, array: np.ndarray) -> None:
+    """Copy ``array`` (an op's result) into ``target``'s memory and bump its version.
+
+    torch's rules: the result must have ``target``'s shape and a dtype that may be cast
+    to ``target``'s (not float to int, complex to real, or anything to bool).
+    """
+    data = target._data
+    if array.dtype != data.dtype and not _can_cast(array.dtype, data.dtype):
+        raise RuntimeError(
+            f"result type {_type_name(array.dtype)} can't be cast to the desired output type "
+            f"{_type_name(data.dtype)}"
+        )
+    if array.shape != data.shape:
+        raise RuntimeError(
+            f"output with shape {list(data.shape)} doesn't match the broadcast shape "
+            f"{list(array.shape)}"
+        )
+    if not data.flags.writeable:
+        if any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation."
+            )
+        raise RuntimeError("the tensor's memory is read-only (a non-writable NumPy array)")
+    np.copyto(data, array, casting="unsafe")
+    target._bump_version()
+
+
+def _can_cast(source: np.dtype, target: np.dtype) -> bool:
+    """torch's ``can_cast`` for in-place results (its categories: bool < int < float <
+    complex; only a move down is refused)."""
+    if source.kind == "c":
+        return target.kind == "c"
+    if source.kind == "f":
+        return target.kind in "fc"
+    return source.kind == "b" or target.kind != "b"
+
+
+def _type_name(np_dtype: np.dtype) -> str:
+    """torch's scalar type name: ``Float``, ``Long`` ..."""
+    return dtypes.from_numpy_dtype(np_dtype).type_name[3:-4]
+
+
+def record(op: Any, inputs: Sequence[Any], output: Any) -> None:
+    """Record ``op`` as the node that made ``output`` from ``inputs`` (for nodes made
+    outside ``apply``, e.g. the regenerated ``grad_fn`` of a view)."""
+    _record(_tensor_module.Tensor, op, inputs, output)
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
@@ -90,6 +179,40 @@ def wrap_constant(array: Any) -> Any:
     return out
 
 
+def _make_views(source: Any, outputs: Any) -> None:
+    """Make the outputs of a view op views of ``source``'s base (torch's ``as_view``).
+
+    A view shares the version counter of its base; its creation meta (how it was made)
+    decides later whether it may be modified in place.
+    """
+    CreationMeta = _tensor_module.CreationMeta
+    base = source._base
+    previous = CreationMeta.DEFAULT
+    if base is None:
+        base = source
+    else:
+        previous = source._creation_meta
+    if _state.inference:
+        meta = CreationMeta.INFERENCE_MODE
+    elif not _state.grad_enabled:
+        meta = CreationMeta.NO_GRAD_MODE
+    elif type(outputs) is tuple:
+        meta = CreationMeta.MULTI_OUTPUT_NODE
+    else:
+        meta = previous
+    if previous == CreationMeta.INFERENCE_MODE:
+        meta = previous
+    counter = source._shared_version_counter()
+    for output in outputs if type(outputs) is tuple else (outputs,):
+        output._base = base
+        output._version_counter = counter
+        output._view_version = counter.value
+        if meta:
+            output._creation_meta = meta
+        if _state.inference:
+            output._is_inference = source._is_inference
+
+
 def _mark_inference(outputs: Any) -> None:
     for output in outputs if type(outputs) is tuple else (outputs,):
         output._is_inference = True
@@ -109,7 +232,8 @@ def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
     meta: list[tuple[Any, Any] | None] = []
     for x in inputs:
         if isinstance(x, Tensor):
-            node = x.grad_fn
+            # NOTE: a view's ``grad_fn`` property may have to regenerate the node first.
+            node = x._grad_fn if x._base is None else x.grad_fn
             if node is not None:
                 edges.append((node, x._output_nr))
                 meta.append((x._data.shape, x._data.dtype))
@@ -127,12 +251,12 @@ def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
         op._num_outputs = len(outputs)
         for output_nr, output in enumerate(outputs):
             if output._data.dtype.kind in "fc":
-                output.grad_fn = op
+                output._grad_fn = op
                 output._output_nr = output_nr
         outs = outputs
     else:
         if outputs._data.dtype.kind in "fc":
-            outputs.grad_fn = op
+            outputs._grad_fn = op
         outs = (outputs,)
     if op.saves:
         op._saved = _save(Tensor, op, inputs, outs)
@@ -141,15 +265,47 @@ def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
 
 
 def _save(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...]) -> tuple:
-    """One ``SavedTensor`` per name in ``op.saves``: an input's name or ``result``."""
-    saved = []
+    """One ``SavedTensor`` per name in ``op.saves``: an input's name or ``result``.
+
+    Default pack hooks (``saved_tensors_hooks``) run here, in the order of ``op.saves``.
+    An op class may declare ``saved_for = {name: (input names, ...)}``: that value is
+    then saved only when one of those inputs needs a gradient (else an empty slot, which
+    unpacks to None), as torch saves ``other`` of ``a * b`` only if ``a`` needs one.
+    """
+    saved: list[SavedTensor] = []
     names = op.input_names
+    try:
+        conditions = _saved_for_cache[type(op)]
+    except KeyError:
+        conditions = _saved_for(type(op))
     for name in op.saves:
-        if name == "result":
-            saved.append(SavedTensor(outputs[0]._alias(), output_nr=0))
-            continue
-        value = inputs[names.index(name)]
-        if isinstance(value, Tensor) and value._is_inference:
-            raise RuntimeError(INFERENCE_SAVE_MESSAGE)
-        saved.append(SavedTensor(value))
+        if conditions is not None and not _needed(op, names, conditions.get(name)):
+            saved.append(save_constant(None))
+        elif name == "result":
+            saved.append(save_output(outputs[0], 0))
+        else:
+            value = inputs[names.index(name)]
+            if not isinstance(value, Tensor):
+                saved.append(save_constant(value))
+                continue
+            if value._is_inference:
+                raise RuntimeError(INFERENCE_SAVE_MESSAGE)
+            saved.append(save_input(value))
     return tuple(saved)
+
+
+_saved_for_cache: dict[type, dict[str, tuple[str, ...]] | None] = {}
+
+
+def _saved_for(cls: type) -> dict[str, tuple[str, ...]] | None:
+    """The ``saved_for`` declaration of an op class, or None; cached per class."""
+    conditions = _saved_for_cache[cls] = getattr(cls, "saved_for", None)
+    return conditions
+
+
+def _needed(op: Any, names: Sequence[str], users: tuple[str, ...] | None) -> bool:
+    """Whether a value used by the gradients of ``users`` (None: always) must be saved."""
+    if users is None:
+        return True
+    meta = op._input_meta
+    return any(meta[names.index(user)] is not None for user in users)

@@ -221,7 +221,16 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     return "".join(parts)
 
 
-def tensor_repr(tensor: Any, prefix: str = "tensor(", grad_fn_name: str | None = None) -> str:
+def _grad_fn_name(tensor: Any) -> str | None:
+    """The node name torch prints: the C++ class name without its namespace."""
+    try:
+        grad_fn = tensor.grad_fn
+    except RuntimeError:
+        return "Invalid"  # a view whose grad_fn can no longer be rebuilt
+    return None if grad_fn is None else grad_fn.name().rpartition("::")[2]
+
+
+def tensor_repr(tensor: Any, prefix: str = "tensor(") -> str:
     """torch's ``repr`` of ``tensor``: ``prefix``, the elements, then the suffixes
     (``size=``, ``dtype=``, ``grad_fn=<name>`` or ``requires_grad=True``)."""
     values = tensor._data
@@ -241,10 +250,8 @@ def tensor_repr(tensor: Any, prefix: str = "tensor(", grad_fn_name: str | None =
         if dtype not in default:
             suffixes.append(f"dtype={dtype!r}")
         text = array_str(values, indent)
-    grad_fn = tensor.grad_fn
-    if grad_fn is not None:
-        # torch prints the C++ class name without its namespace: <CopyBackwards>.
-        name = grad_fn_name or grad_fn.name().rpartition("::")[2]
+    name = _grad_fn_name(tensor)
+    if name is not None:
         suffixes.append(f"grad_fn=<{name}>")
     elif tensor.requires_grad:
         suffixes.append("requires_grad=True")

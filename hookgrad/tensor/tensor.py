@@ -20,7 +20,7 @@ from hookgrad.graph.accumulate import AccumulateGrad, CopyBackwards
 from hookgrad.graph.node import Node
 from hookgrad.hooks import HookDict, RemovableHandle, add_hook
 from hookgrad.ops.util import wrap_dim
-from hookgrad.tensor import dtypes
+from hookgrad.tensor import dtypes, views
 from hookgrad.tensor.functions import (
     ArithmeticMethods,
     ConversionMethods,
@@ -30,6 +30,7 @@ from hookgrad.tensor.functions import (
     ShapeMethods,
     UnaryMethods,
 )
+from hookgrad.tensor.functions.inplace import InplaceMethods
 from hookgrad.tensor.size import Size
 
 NON_LEAF_GRAD_WARNING = (
@@ -49,6 +50,15 @@ DETACH_HINT = (
 )
 
 
+DETACH_VIEW_MESSAGE = (
+    "Can't detach views in-place. Use detach() instead. If you are using "
+    "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+    "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+    "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+    "torch/optim/optimizer.py as the solution."
+)
+
+
 class VersionCounter:
     """A mutable count of in-place changes, shared by tensors that share data."""
 
@@ -56,6 +66,17 @@ class VersionCounter:
 
     def __init__(self) -> None:
         self.value = 0
+
+
+class CreationMeta:
+    """How a view was made (torch's ``CreationMeta``). Only a ``DEFAULT`` view may be
+    modified in place while autograd tracks it, or have its ``grad_fn`` regenerated after
+    its base changed."""
+
+    DEFAULT = 0
+    NO_GRAD_MODE = 1  # made under no_grad
+    MULTI_OUTPUT_NODE = 2  # one of several views made by one op (split, unbind, chunk)
+    INFERENCE_MODE = 3  # made in inference mode from a normal tensor
 
 
 class Tensor(
@@ -66,6 +87,7 @@ class Tensor(
     IndexingMethods,
     LinalgMethods,
     ConversionMethods,
+    InplaceMethods,
 ):
     """A multi-dimensional array that can record the operations applied to it.
 
@@ -82,7 +104,7 @@ class Tensor(
     # NOTE: class-level defaults keep ``_make`` (called once per op result) cheap: an
     # instance stores only what differs from them.
     _requires_grad = False
-    grad_fn: Node | None = None
+    _grad_fn: Node | None = None
     _output_nr = 0
     _grad = None
     _backward_hooks: HookDict | None = None
@@ -92,6 +114,11 @@ class Tensor(
     _is_inference = False
     # Shared by a tensor, its views and its detached aliases; created on first bump.
     _version_counter: VersionCounter | None = None
+    # A view (the output of a view op): the tensor whose memory it shares (the root, never
+    # itself a view), how it was made, and the version its ``grad_fn`` was made at.
+    _base: Tensor | None = None
+    _creation_meta = CreationMeta.DEFAULT
+    _view_version = 0
     __array_priority__ = 1000  # ndarray <op> Tensor defers to Tensor's operators
 
     def __init__(self, *args: Any, dtype: Any = None, requires_grad: bool = False):
@@ -185,9 +212,37 @@ class Tensor(
 
     # -- autograd attributes --------------------------------------------------------------
     @property
+    def grad_fn(self) -> Node | None:
+        """The node that made this tensor (None for a leaf).
+
+        For a view whose memory was changed in place (through its base or another view)
+        since its ``grad_fn`` was made, it is regenerated first, as torch does: an
+        ``AsStridedBackward0`` node on the base's current history. Example::
+
+            b = a.clone()
+            v = b[0]          # v.grad_fn: SelectBackward0
+            b.mul_(2)
+            v.grad_fn         # AsStridedBackward0, whose input is b's MulBackward0
+        """
+        node = self._grad_fn
+        if self._base is not None:
+            counter: Any = self._version_counter
+            if self._view_version != counter.value:
+                return views.refresh_grad_fn(self, node)
+        return node
+
+    @grad_fn.setter
+    def grad_fn(self, node: Node | None) -> None:
+        self._grad_fn = node
+
+    @property
     def requires_grad(self) -> bool:
-        """Whether gradients are computed for this tensor."""
-        return self._requires_grad or self.grad_fn is not None
+        """Whether gradients are computed for this tensor (for a view: also when its base
+        needs them)."""
+        if self._requires_grad or self._grad_fn is not None:
+            return True
+        base = self._base
+        return base is not None and base.requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -258,12 +313,19 @@ class Tensor(
 
     @property
     def data(self) -> Tensor:
-        """The same data, detached from the graph."""
-        return self.detach()
+        """The same data, detached from the graph and from the version counter: in-place
+        changes through ``.data`` are not seen by autograd's checks (as in torch)."""
+        out = Tensor._make(self._data)
+        out._is_inference = self._is_inference
+        return out
 
     @data.setter
     def data(self, value: Tensor) -> None:
         self._data = value._data
+
+    def _is_view(self) -> bool:
+        """True for a view of another tensor (``_base``), sharing its memory."""
+        return self._base is not None
 
     def detach(self) -> Tensor:
         """A tensor sharing this data (and version counter) that does not require grad."""
@@ -275,6 +337,8 @@ class Tensor(
     @property
     def _version(self) -> int:
         """How many in-place changes the data (shared with views) has seen."""
+        if self._is_inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         counter = self._version_counter
         return 0 if counter is None else counter.value
 
@@ -285,12 +349,15 @@ class Tensor(
         return self._version_counter
 
     def _bump_version(self) -> None:
-        """Record an in-place change of the data."""
-        self._shared_version_counter().value += 1
+        """Record an in-place change of the data (inference tensors keep no count)."""
+        if not self._is_inference:
+            self._shared_version_counter().value += 1
 
     def detach_(self) -> Tensor:
-        """Detach ``self`` from the graph in place."""
-        self.grad_fn = None
+        """Detach ``self`` from the graph in place (not allowed on a view)."""
+        if self._base is not None:
+            raise RuntimeError(DETACH_VIEW_MESSAGE)
+        self._grad_fn = None
         self._requires_grad = False
         return self
 
@@ -301,14 +368,15 @@ class Tensor(
     def _as_output_of(self, node: Any, output_nr: int) -> Tensor:
         """A tensor sharing this data with ``node`` as its ``grad_fn``."""
         out = Tensor._make(self._data)
-        out.grad_fn = node
+        out._grad_fn = node
         out._output_nr = output_nr
         return out
 
     def _gradient_edge(self) -> tuple[Any, int]:
         """Where gradients for this tensor go: its grad_fn, or its leaf accumulator."""
-        if self.grad_fn is not None:
-            return self.grad_fn, self._output_nr
+        node = self.grad_fn
+        if node is not None:
+            return node, self._output_nr
         return self._get_accumulator(), 0
 
     def _get_accumulator(self) -> AccumulateGrad:
@@ -378,8 +446,9 @@ class Tensor(
         of the value before the change); later hooks bind to ``node``; ``retain_grad()``
         moves to ``node``.
         """
-        old, old_output_nr = self.grad_fn, self._output_nr
-        self.grad_fn = node
+        # NOTE: the stored node, not ``self.grad_fn``: a view would regenerate it first.
+        old, old_output_nr = self._grad_fn, self._output_nr
+        self._grad_fn = node
         self._output_nr = output_nr
         self._backward_hooks = None
         if self._retains_grad and old is not None and old._retain_grad_hooks:

@@ -1,5 +1,6 @@
-"""``hookgrad.utils``: hook handles and (later) data, visualisation and diagnostics."""
+"""``hookgrad.utils``: hook handles, activation checkpointing and (later) data,
+visualisation and diagnostics."""
 
-from hookgrad.utils import hooks
+from hookgrad.utils import checkpoint, hooks
 
-__all__ = ["hooks"]
+__all__ = ["checkpoint", "hooks"]

@@ -633,16 +633,3 @@ def test_legacy_instance_use_warns_then_fails(torch):
     assert messages[0] == messages[1]
 
 
-def test_mark_dirty_is_not_supported_yet():
-    class AddOne(Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.mark_dirty(x)
-            return x
-
-        @staticmethod
-        def backward(ctx, grad):
-            return grad
-
-    with pytest.raises(NotImplementedError, match="in-place"):
-        AddOne.apply(leaf(hookgrad, X) * 1)

@@ -115,6 +115,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
             f"'{rounding_mode}'"
         )
     a, b = binary_arrays(input, other)
+    _check_real(f"div_{rounding_mode}_cpu", a)
     return apply_arrays(ops.DivRounding(rounding_mode), (input, other), (a, b))
 
 
@@ -130,6 +131,7 @@ def floor_divide(input: Any, other: Any) -> Any:
 def remainder(input: Any, other: Any) -> Any:
     """Python-style modulus (the result has the sign of ``other``)."""
     a, b = binary_arrays(input, other)
+    _check_real("remainder_cpu", a)
     op = ops.RemainderScalar() if is_scalar(other) else ops.Remainder()
     return apply_arrays(op, (input, other), (a, b))
 
@@ -173,12 +175,16 @@ def where(condition: Any, input: Any, other: Any) -> Any:
 def maximum(input: Any, other: Any) -> Any:
     """Elementwise maximum of two tensors (ties split the gradient evenly)."""
     a, b = binary_arrays(input, other)
+    if a.dtype.kind == "c":
+        raise RuntimeError("maximum not implemented for complex tensors.")
     return apply_arrays(ops.Maximum(), (input, other), (a, b))
 
 
 def minimum(input: Any, other: Any) -> Any:
     """Elementwise minimum of two tensors (ties split the gradient evenly)."""
     a, b = binary_arrays(input, other)
+    if a.dtype.kind == "c":
+        raise RuntimeError("minimum not implemented for complex tensors.")
     return apply_arrays(ops.Minimum(), (input, other), (a, b))
 
 
@@ -199,20 +205,34 @@ def ne(input: Any, other: Any) -> Any:
     return _compare(np.not_equal, input, other)
 
 
+def _order(ufunc: Any, kernel: str, input: Any, other: Any) -> Any:
+    """An ordering comparison: not defined for complex numbers."""
+    a, b = binary_arrays(input, other)
+    _check_real(kernel, a)
+    return wrap_constant(ufunc(a, b))
+
+
 def lt(input: Any, other: Any) -> Any:
-    return _compare(np.less, input, other)
+    return _order(np.less, "lt_cpu", input, other)
 
 
 def le(input: Any, other: Any) -> Any:
-    return _compare(np.less_equal, input, other)
+    return _order(np.less_equal, "le_cpu", input, other)
 
 
 def gt(input: Any, other: Any) -> Any:
-    return _compare(np.greater, input, other)
+    return _order(np.greater, "gt_cpu", input, other)
 
 
 def ge(input: Any, other: Any) -> Any:
-    return _compare(np.greater_equal, input, other)
+    return _order(np.greater_equal, "ge_cpu", input, other)
+
+
+def _check_real(kernel: str, data: np.ndarray) -> None:
+    """torch's error for an op that has no complex kernel (``data``: the promoted input)."""
+    if data.dtype.kind == "c":
+        name = dtypes.legacy_name(dtypes.to_dtype(data.dtype))
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
 
 
 def logical_and(input: Any, other: Any) -> Any:

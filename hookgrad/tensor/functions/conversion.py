@@ -26,6 +26,8 @@ __all__ = [
     "conj",
     "imag",
     "real",
+    "view_as_complex",
+    "view_as_real",
 ]
 
 _LEGACY_TYPES = {f"torch.{dtypes.legacy_name(d)}Tensor": d for d in dtypes.ALL}
@@ -107,6 +109,61 @@ def imag(input: Any) -> Any:
     if input._data.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return apply(ops.Imag(), input)
+
+
+def view_as_real(input: Any) -> Any:
+    """A complex tensor as a real one with a last dimension of size 2 (real, imaginary),
+    sharing its memory.
+
+    Example: ``hookgrad.view_as_real(hookgrad.tensor([1 + 2j]))`` is ``tensor([[1., 2.]])``.
+    """
+    if input._data.dtype.kind != "c":
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return apply(ops.ViewAsReal(), input)
+
+
+def view_as_complex(input: Any) -> Any:
+    """A float32/float64 tensor whose last dimension has size 2 (real, imaginary) as a
+    complex tensor, sharing its memory; the inverse of ``view_as_real``.
+
+    Like torch, it needs that last dimension contiguous and the other strides and the
+    offset in memory even. Example: ``hookgrad.view_as_complex(hookgrad.tensor([[1., 2.]]))``
+    is ``tensor([1.+2.j])``.
+    """
+    data = input._data
+    if data.dtype.kind != "f":
+        raise RuntimeError(
+            "view_as_complex is only supported for half, float and double tensors, but got a "
+            f"tensor of scalar type: {input.dtype.type_name[3:-4]}"
+        )
+    if data.dtype.itemsize < 4:
+        raise RuntimeError("view_as_complex: hookgrad has no complex32 dtype for half tensors")
+    _check_complex_layout(data)
+    return apply(ops.ViewAsComplex(), input)
+
+
+def _pairs_as_complex(input: Any) -> Any:
+    """``view_as_complex`` for backward formulas: any layout (copied where it must be)."""
+    return apply(ops.ViewAsComplex(), input)
+
+
+def _check_complex_layout(data: np.ndarray) -> None:
+    """torch's checks that real pairs in memory can be read as complex numbers."""
+    if data.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if data.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    itemsize = data.itemsize
+    if data.strides[-1] != itemsize:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(stride % (2 * itemsize) for stride in data.strides[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    root = data
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    offset = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if offset % (2 * itemsize):
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
 
 
 def contiguous(input: Any, memory_format: Any = None) -> Any:
@@ -229,6 +286,8 @@ class ConversionMethods:
     conjugate = conj
     real = property(real)
     imag = property(imag)
+    _view_as_real = view_as_real  # for backward formulas; not a torch method
+    _view_as_complex = _pairs_as_complex
     contiguous = contiguous
     new_zeros = new_zeros
     new_ones = new_ones

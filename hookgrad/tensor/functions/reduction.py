@@ -258,13 +258,27 @@ def prod(
 # ---------------------------------------------------------------- max / min / median
 
 
+def _no_complex_kernel(kernel: str, input: Tensor) -> NotImplementedError:
+    """torch's error for an ordering reduction on a complex tensor."""
+    return NotImplementedError(
+        f"\"{kernel}\" not implemented for '{dtypes.legacy_name(input.dtype)}'"
+    )
+
+
 def _select(
     name: str, all_op: Any, dim_op: Any, input: Tensor, dim: int | None, keepdim: bool
 ) -> Any:
+    complex_input = input._data.dtype.kind == "c"
     if dim is None:
         if name != "median":
             _check_numel(name, input)
+        if complex_input:
+            raise _no_complex_kernel("median_cpu" if name == "median" else f"{name}_all", input)
         return apply(all_op(), input)
+    if complex_input:
+        if name == "median":
+            raise _no_complex_kernel("median_out", input)
+        raise RuntimeError(f"{name}(): does not support complex input")
     wrapped = wrap_dim(dim, input._data.ndim)
     _check_nonempty(name, input, wrapped, wrapped)
     return _RETURN_TYPES[name](apply(dim_op(wrapped, keepdim), input))
@@ -309,6 +323,8 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
 
 
 def _extremum(name: str, op: Any, input: Tensor, dim: Dims, keepdim: bool) -> Tensor:
+    if input._data.dtype.kind == "c":
+        raise _no_complex_kernel(f"{name[1:]}_values_cpu", input)
     dims = _reduce_dims(input, dim, keepdim)
     given = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
     if not given:
@@ -334,6 +350,8 @@ def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
 
 def _arg(name: str, pick: Any, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
     data = input._data
+    if data.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): does not support complex input")
     if dim is None:
         if data.size == 0:
             raise IndexError(
@@ -459,7 +477,7 @@ def _softmax(name: str, op: Any, input: Tensor, dim: int, dtype: Any) -> Tensor:
         input = input.to(dtype)
     ndim = input._data.ndim
     wrapped = wrap_dim(dim, ndim)
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind != "f":
         kernel = "lastdim_kernel_impl" if wrapped == _last_dim(ndim) else "kernel_impl"
         raise NotImplementedError(
             f"\"{name}_{kernel}\" not implemented for '{dtypes.legacy_name(input.dtype)}'"

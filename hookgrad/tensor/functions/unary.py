@@ -24,6 +24,7 @@ __all__ = [
     "absolute",
     "acos",
     "acosh",
+    "angle",
     "arccos",
     "arccosh",
     "arcsin",
@@ -220,6 +221,14 @@ def sign(input: Any) -> Any:
 def sgn(input: Any) -> Any:
     """``input / |input|`` (0 where ``input`` is 0); ``sign`` for real tensors."""
     return _same_dtype(ops.Sgn(), input, "sgn")
+
+
+def angle(input: Any) -> Any:
+    """Elementwise argument (phase) in radians: ``atan2(imag, real)`` for complex input,
+    0 or pi for real input. The result is real. Example: ``hookgrad.angle(hookgrad.tensor(
+    [1j, -1]))`` is ``tensor([1.5708, 3.1416])``.
+    """
+    return _floating(ops.Angle(), input, "angle")
 
 
 def signbit(input: Any) -> Any:
@@ -646,6 +655,7 @@ class UnaryMethods:
     __abs__ = abs
     sign = sign
     sgn = sgn
+    angle = angle
     signbit = signbit
     sin = sin
     cos = cos

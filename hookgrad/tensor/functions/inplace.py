@@ -1,0 +1,581 @@
+"""In-place functions (``add_``, ``mul_``, ``zero_``, ``copy_``, ``x[i] = v``, ``+=`` ...)
+and their Tensor methods.
+
+An in-place op writes its result into the tensor's memory (its views see it), bumps the
+version counter (also under ``no_grad``) and, when autograd tracks it, rewrites the
+graph: the tensor's ``grad_fn`` becomes the node torch records for the op (``mul_``
+records ``MulBackward0``, ``copy_`` ``CopyBackwards``), or, for a view, its base's
+becomes ``CopySlices`` (see ``hookgrad.tensor.views``). Hooks registered on the tensor
+before stay with its old ``grad_fn``.
+
+Most methods run the out-of-place function on a stand-in for the tensor's old value and
+copy the result in. When that function's node saves ``self``, the stand-in is a copy
+(torch's "original self"). The nodes that save their result (``exp_``, ``sigmoid_`` ...)
+run through ``dispatch.apply_inplace`` instead, so that the saved result *is* the
+tensor: changing it in place again is then detected at backward time, as in torch.
+Without anything to record, ``add_``/``sub_``/``mul_``/``div_`` update the memory with
+NumPy directly (optimizer steps).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from hookgrad import grad_mode
+from hookgrad.ops import arithmetic as arithmetic_ops
+from hookgrad.ops import inplace as ops
+from hookgrad.ops import unary as unary_ops
+from hookgrad.ops.indexing import Key
+from hookgrad.tensor import dtypes, random
+from hookgrad.tensor import tensor as _tensor_module
+from hookgrad.tensor.dispatch import (
+    apply_inplace,
+    broadcast_shapes,
+    wrap_constant,
+    write_inplace,
+)
+from hookgrad.tensor.functions.arithmetic import (
+    add,
+    div,
+    floor_divide,
+    mul,
+    neg,
+    pow,
+    remainder,
+    sub,
+)
+from hookgrad.tensor.functions.indexing import (
+    _parse_index,
+    index_add,
+    index_put,
+    masked_fill,
+    scatter,
+    scatter_add,
+)
+from hookgrad.tensor.functions.unary import abs, clamp, clamp_max, clamp_min, log
+from hookgrad.tensor.promotion import binary_arrays, is_scalar
+from hookgrad.tensor.views import check_inplace, rebase_inplace
+
+__all__ = [
+    "abs_",
+    "clamp_",
+    "clamp_max_",
+    "clamp_min_",
+    "clip_",
+    "exp_",
+    "fill_",
+    "index_put_",
+    "log_",
+    "neg_",
+    "negative_",
+    "relu_",
+    "sigmoid_",
+    "sqrt_",
+    "tanh_",
+    "zero_",
+]
+
+_state = grad_mode._state
+
+
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, _tensor_module.Tensor)
+
+
+# ---------------------------------------------------------------- the two ways to run one
+
+
+def _prepare(input: Any, others: tuple[Any, ...]) -> bool:
+    """torch's checks before changing ``input`` in place with operands ``others``; returns
+    whether autograd tracks the change (an operand requires grad, grad mode is on)."""
+    requires_grad = input.requires_grad
+    for other in others:
+        if _is_tensor(other):
+            requires_grad = requires_grad or other.requires_grad
+            _check_overlap(input._data, other._data)
+    check_inplace(input, requires_grad)
+    return requires_grad and _state.grad_enabled
+
+
+def _check_overlap(target: np.ndarray, source: np.ndarray) -> None:
+    """torch refuses an operand that partly overlaps the memory written (the same memory
+    in the same layout is fine); as torch, only dense layouts are compared."""
+    if not np.may_share_memory(target, source) or not (_dense(target) and _dense(source)):
+        return
+    start, other = target.__array_interface__["data"][0], source.__array_interface__["data"][0]
+    end, other_end = start + target.nbytes, other + source.nbytes
+    if (start, end) == (other, other_end):
+        if target.strides == source.strides:
+            return
+    elif not (start < other_end and other < end):
+        return
+    raise RuntimeError(
+        "unsupported operation: some elements of the input tensor and the written-to tensor "
+        "refer to a single memory location. Please clone() the tensor before performing the "
+        "operation."
+    )
+
+
+def _dense(array: np.ndarray) -> bool:
+    """Whether the elements fill their memory without gaps or overlaps (any dim order)."""
+    expected = array.itemsize
+    for stride, size in sorted(zip(array.strides, array.shape)):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _stand_in(input: Any, copy: bool) -> Any:
+    """A tensor for the old value of ``input``: same gradient edge, same memory (and
+    version counter) or, with ``copy``, a copy of the values (a node may save it)."""
+    source = _tensor_module.Tensor._make(input._data.copy() if copy else input._data)
+    node = input.grad_fn
+    if node is not None:
+        source.grad_fn = node
+        source._output_nr = input._output_nr
+    if not copy:
+        source._version_counter = input._shared_version_counter()
+    return source
+
+
+def _inplace(
+    input: Any, function: Callable[..., Any], others: tuple[Any, ...] = (), copy: bool = False
+) -> Any:
+    """``input`` updated to ``function(input, *others)``, an out-of-place function.
+
+    ``copy``: the function's node saves ``self``, so it gets a copy of the old value.
+    """
+    if not _prepare(input, others):
+        write_inplace(input, function(input, *others)._data)
+        return input
+    out = function(_stand_in(input, copy), *others)
+    write_inplace(input, out._data)
+    if out.grad_fn is not None:
+        rebase_inplace(input, out.grad_fn)
+    return input
+
+
+def _inplace_op(
+    input: Any,
+    op: Any,
+    others: tuple[Any, ...] = (),
+    arrays: tuple[Any, ...] | None = None,
+    copy: bool = False,
+) -> Any:
+    """``input`` updated to the result of ``op`` on ``(input, *others)`` (their arrays,
+    unless ``arrays`` are given), written before the node records its saved result."""
+    tracked = _prepare(input, others)
+    if arrays is None:
+        arrays = (input._data, *(x._data if _is_tensor(x) else x for x in others))
+    source = _stand_in(input, copy) if tracked else input
+    out = apply_inplace(op, input, (source, *others), arrays)
+    if tracked and out.grad_fn is not None:
+        rebase_inplace(input, out.grad_fn)
+    return input
+
+
+def _untracked(input: Any) -> bool:
+    """Whether ``input`` may be changed in place by NumPy directly: writable, and nothing
+    for autograd to record or refuse (the caller checks the other operand)."""
+    if input._is_inference and not _state.inference:
+        return False
+    return input._data.flags.writeable and not (input.requires_grad and _state.grad_enabled)
+
+
+def _update_directly(input: Any, ufunc: Any, other: Any, alpha: Any = 1) -> bool:
+    """``input = ufunc(input, alpha * other)`` done by NumPy in ``input``'s memory, when
+    there is nothing for autograd to record and the dtypes are simple (float ``input``,
+    float tensor or Python number ``other``). False: the caller takes the general path."""
+    data = input._data
+    if data.dtype.kind not in "fc" or not _untracked(input):
+        return False
+    if _is_tensor(other):
+        if other._data.dtype.kind not in "fc" or (other.requires_grad and _state.grad_enabled):
+            return False
+        other = other._data
+        _check_overlap(data, other)
+    elif type(other) is not int and type(other) is not float:
+        return False
+    if alpha != 1:
+        other = other * alpha
+    try:
+        with np.errstate(all="ignore"):
+            ufunc(data, other, out=data, casting="same_kind")
+    except (TypeError, ValueError):  # a cast torch refuses, or shapes: let it say so
+        return False
+    input._bump_version()
+    return True
+
+
+# ---------------------------------------------------------------- arithmetic
+
+
+def add_(input: Any, other: Any, *, alpha: Any = 1) -> Any:
+    """``input += alpha * other`` in place; returns ``input``."""
+    if _update_directly(input, np.add, other, alpha):
+        return input
+    return _inplace(input, lambda x, y: add(x, y, alpha=alpha), (other,))
+
+
+def sub_(input: Any, other: Any, *, alpha: Any = 1) -> Any:
+    """``input -= alpha * other`` in place; returns ``input``."""
+    if _update_directly(input, np.subtract, other, alpha):
+        return input
+    return _inplace(input, lambda x, y: sub(x, y, alpha=alpha), (other,))
+
+
+def mul_(input: Any, other: Any) -> Any:
+    """``input *= other`` in place; returns ``input``."""
+    if _update_directly(input, np.multiply, other):
+        return input
+    return _inplace(input, mul, (other,), copy=True)
+
+
+def div_(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
+    """``input /= other`` in place (``rounding_mode`` as in ``div``); returns ``input``."""
+    if rounding_mode is None and _update_directly(input, np.true_divide, other):
+        return input
+    return _inplace(input, lambda x, y: div(x, y, rounding_mode=rounding_mode), (other,), True)
+
+
+def floor_divide_(input: Any, other: Any) -> Any:
+    """``input //= other`` in place."""
+    return _inplace(input, floor_divide, (other,))
+
+
+def remainder_(input: Any, other: Any) -> Any:
+    """``input %= other`` in place."""
+    return _inplace(input, remainder, (other,), copy=True)
+
+
+def pow_(input: Any, exponent: Any) -> Any:
+    """``input **= exponent`` in place (a number or a tensor exponent)."""
+    if is_scalar(exponent):
+        return _inplace(input, pow, (exponent,), copy=True)
+    return _inplace_op(
+        input, arithmetic_ops.Pow(), (exponent,), binary_arrays(input, exponent), copy=True
+    )
+
+
+def neg_(input: Any) -> Any:
+    """``input = -input`` in place."""
+    return _inplace(input, neg)
+
+
+# ---------------------------------------------------------------- elementwise functions
+
+
+def _floating_(input: Any, op: Any) -> Any:
+    """A real-valued function in place: an integer ``input`` cannot take the float result."""
+    data = input._data
+    if data.dtype.kind not in "fc":
+        data = data.astype(dtypes.get_default_dtype().np)
+    return _inplace_op(input, op, (), (data,))
+
+
+def exp_(input: Any) -> Any:
+    """``input = exp(input)`` in place."""
+    return _floating_(input, unary_ops.Exp())
+
+
+def log_(input: Any) -> Any:
+    """``input = log(input)`` in place."""
+    return _inplace(input, log, copy=True)
+
+
+def sqrt_(input: Any) -> Any:
+    """``input = sqrt(input)`` in place."""
+    return _floating_(input, unary_ops.Sqrt())
+
+
+def sigmoid_(input: Any) -> Any:
+    """``input = sigmoid(input)`` in place."""
+    return _floating_(input, unary_ops.Sigmoid())
+
+
+def tanh_(input: Any) -> Any:
+    """``input = tanh(input)`` in place."""
+    return _floating_(input, unary_ops.Tanh())
+
+
+def relu_(input: Any) -> Any:
+    """``input = max(input, 0)`` in place (as ``nn.ReLU(inplace=True)``)."""
+    kind = input._data.dtype.kind
+    if kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    if kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
+    return _inplace_op(input, unary_ops.Relu())
+
+
+def abs_(input: Any) -> Any:
+    """``input = |input|`` in place."""
+    return _inplace(input, abs, copy=True)
+
+
+def clamp_(input: Any, min: Any = None, max: Any = None) -> Any:
+    """``input`` clamped to ``[min, max]`` in place (see ``clamp``)."""
+    return _inplace(input, clamp, (min, max), copy=True)
+
+
+def clamp_min_(input: Any, min: Any) -> Any:
+    """``input = max(input, min)`` in place."""
+    return _inplace(input, clamp_min, (min,), copy=True)
+
+
+def clamp_max_(input: Any, max: Any) -> Any:
+    """``input = min(input, max)`` in place."""
+    return _inplace(input, clamp_max, (max,), copy=True)
+
+
+# ---------------------------------------------------------------- overwriting
+
+
+def zero_(input: Any) -> Any:
+    """Set every element to 0; returns ``input``."""
+    if _untracked(input):
+        input._data.fill(0)
+        input._bump_version()
+        return input
+    return _inplace_op(input, ops.Zero())
+
+
+def fill_(input: Any, value: Any) -> Any:
+    """Set every element to ``value`` (a number, or a 0-dim tensor that then gets the
+    gradient of all of them)."""
+    if not _is_tensor(value):
+        if type(value) in (int, float, bool) and _untracked(input):
+            input._data.fill(value)
+            input._bump_version()
+            return input
+        return _inplace_op(input, ops.Fill(value))
+    if value._data.ndim:
+        raise RuntimeError(
+            "fill_ only supports 0-dimension value tensor but got tensor with "
+            f"{value._data.ndim} dimensions."
+        )
+    return _inplace_op(input, ops.FillTensor(), (value,))
+
+
+def copy_(input: Any, src: Any, non_blocking: bool = False) -> Any:
+    """Copy the values of ``src`` (a tensor broadcast to ``input``'s shape, or a number;
+    cast to ``input``'s dtype) into ``input``; ``src`` gets the gradient. Example:
+    ``x.copy_(y)``."""
+    if not _is_tensor(src):
+        if not isinstance(src, _NUMBERS):
+            raise TypeError(
+                f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
+            )
+        src = wrap_constant(np.asarray(src))
+    shape = input._data.shape
+    target = broadcast_shapes(shape, src._data.shape)
+    if target != shape:
+        raise RuntimeError(
+            f"output with shape {list(shape)} doesn't match the broadcast shape {list(target)}"
+        )
+    if src._data.dtype.kind == "c" and input._data.dtype.kind != "c":
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2
+        )
+    return _inplace_op(input, ops.Copy(), (src,))
+
+
+def _sampler(draw: Callable[..., np.ndarray], scale: Any, shift: Any, generator: Any) -> Any:
+    def sample(shape: tuple[int, ...], np_dtype: np.dtype) -> np.ndarray:
+        return (draw(shape, np_dtype, generator) * scale + shift).astype(np_dtype, copy=False)
+
+    return sample
+
+
+def uniform_(input: Any, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Any:
+    """Fill with numbers drawn uniformly from ``[from_, to)`` (hookgrad's random stream)."""
+    if from_ > to:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}"
+        )
+    sample = _sampler(random.sample_uniform, to - from_, from_, generator)
+    return _inplace_op(input, ops.Uniform(sample))
+
+
+def normal_(input: Any, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Any:
+    """Fill with numbers drawn from the normal distribution ``N(mean, std**2)``."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _inplace_op(input, ops.Normal(_sampler(random.sample_normal, std, mean, generator)))
+
+
+# ---------------------------------------------------------------- indexing
+
+
+def masked_fill_(input: Any, mask: Any, value: Any) -> Any:
+    """Set ``value`` where the bool ``mask`` (broadcast) is true."""
+    return _inplace(input, masked_fill, (mask, value))
+
+
+def index_add_(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Any:
+    """Add ``alpha * source`` at the positions ``index`` picks along ``dim``."""
+    return _inplace(input, lambda x, i, s: index_add(x, dim, i, s, alpha=alpha), (index, source))
+
+
+def scatter_(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Any:
+    """Write ``src`` (a tensor or a number) where ``index`` points (see ``scatter``)."""
+    return _inplace(input, lambda x, i, s: scatter(x, dim, i, s, value=value), (index, src))
+
+
+def scatter_add_(input: Any, dim: int, index: Any, src: Any) -> Any:
+    """Add ``src`` where ``index`` points (see ``scatter_add``)."""
+    return _inplace(input, lambda x, i, s: scatter_add(x, dim, i, s), (index, src))
+
+
+def index_put_(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
+    """Write (or with ``accumulate`` add) ``values`` at ``input[indices]``."""
+    return _inplace(input, lambda x, v: index_put(x, indices, v, accumulate), (values,))
+
+
+_NUMBERS = (bool, int, float, complex, np.generic)
+# The C type torch names when a complex number does not fit a tensor (bool takes it).
+_C_TYPES = {
+    "int32": "int",
+    "int64": "int64_t",
+    "float16": "double",
+    "float32": "float",
+    "float64": "double",
+}
+
+
+def _setitem(input: Any, index: Any, value: Any) -> None:
+    """``input[index] = value`` as torch does it: the indexed view (``input`` itself if
+    the index takes everything) gets ``copy_``/``fill_``, or ``index_put_`` for an
+    advanced index. Example: ``b[0] = 1.0`` makes ``b.grad_fn`` a ``CopySlices``."""
+    if index is False:
+        return  # torch: nothing selected, nothing written (not even a version bump)
+    if not _is_tensor(value):
+        if not isinstance(value, _NUMBERS):
+            raise TypeError(
+                f"can't assign a {_type_name(value)} to a torch.{dtypes.legacy_name(input.dtype)}"
+                "Tensor"
+            )
+        if np.iscomplexobj(value) and input.dtype.name in _C_TYPES:
+            raise RuntimeError(
+                f"value cannot be converted to type {_C_TYPES[input.dtype.name]} without overflow"
+            )
+        value = wrap_constant(np.asarray(value, input._data.dtype))
+    key = _parse_index(index, input._data.shape)
+    basic = Key(key.basic, None, key.node_name)
+    data = input._data
+    view = data[key.basic]
+    whole = (
+        view.shape == data.shape
+        and view.strides == data.strides
+        and view.__array_interface__["data"][0] == data.__array_interface__["data"][0]
+    )
+    target = input if whole else input._index_key(basic)
+    if key.advanced is None:
+        _copy_to(target, value)
+        return
+    if value.dtype is not input.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_scalar_name(input.dtype)} for the destination and {_scalar_name(value.dtype)} "
+            "for the source."
+        )
+    advanced = Key((Ellipsis,), key.advanced, "IndexBackward0")
+    value = _strip_leading_ones(value)
+    shape = advanced.get(np.broadcast_to(np.empty((), np.bool_), view.shape)).shape
+    try:
+        np.broadcast_shapes(value._data.shape, shape)
+    except ValueError:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(value._data.shape)} cannot be "
+            f"broadcast to indexing result of shape {list(shape)}"
+        ) from None
+    _inplace(target, lambda x, v: x._index_put_key(advanced, v, False), (value,))
+
+
+def _copy_to(target: Any, value: Any) -> None:
+    """torch's ``copy_to`` for ``[]=``: ``copy_`` of a same-shaped value, ``fill_`` of a
+    0-dim one, else ``copy_`` of the value (leading 1s dropped) expanded to the target."""
+    if value._data.shape == target._data.shape:
+        target.copy_(value)
+    elif value._data.ndim == 0:
+        target.fill_(value)
+    else:
+        target.copy_(_strip_leading_ones(value).expand(target._data.shape))
+
+
+def _strip_leading_ones(value: Any) -> Any:
+    shape = value._data.shape
+    start = 0
+    while start < len(shape) and shape[start] == 1:
+        start += 1
+    return value if start == 0 else value.reshape(shape[start:])
+
+
+def _type_name(value: Any) -> str:
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+
+
+def _scalar_name(dtype: Any) -> str:
+    return dtype.type_name[3:-4]
+
+
+class InplaceMethods:
+    """In-place methods of ``Tensor`` (``x.add_(y)``, ``x += y``, ``x[i] = v``)."""
+
+    __slots__ = ()
+
+    add_ = add_
+    sub_ = sub_
+    subtract_ = sub_
+    mul_ = mul_
+    multiply_ = mul_
+    div_ = div_
+    divide_ = div_
+    true_divide_ = div_
+    floor_divide_ = floor_divide_
+    remainder_ = remainder_
+    pow_ = pow_
+    neg_ = neg_
+    negative_ = neg_
+    exp_ = exp_
+    log_ = log_
+    sqrt_ = sqrt_
+    sigmoid_ = sigmoid_
+    tanh_ = tanh_
+    relu_ = relu_
+    abs_ = abs_
+    absolute_ = abs_
+    clamp_ = clamp_
+    clip_ = clamp_
+    clamp_min_ = clamp_min_
+    clamp_max_ = clamp_max_
+    zero_ = zero_
+    fill_ = fill_
+    copy_ = copy_
+    uniform_ = uniform_
+    normal_ = normal_
+    masked_fill_ = masked_fill_
+    index_add_ = index_add_
+    scatter_ = scatter_
+    scatter_add_ = scatter_add_
+    index_put_ = index_put_
+    __setitem__ = _setitem
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+    __ifloordiv__ = floor_divide_
+    __imod__ = remainder_
+    __ipow__ = pow_
+
+
+clip_ = clamp_
+negative_ = neg_

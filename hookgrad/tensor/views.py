@@ -1,0 +1,232 @@
+"""Views and in-place changes: the checks torch makes before an in-place op, and how the
+graph is rewritten after one.
+
+A view op makes its output a view of the input's root ``_base`` (``dispatch`` does it):
+it shares the base's memory and version counter. After an in-place op:
+
+- on a tensor that is not a view, the tensor's ``grad_fn`` becomes the op's node;
+- on a view, the base's ``grad_fn`` becomes a ``CopySlices`` node wrapping the op's node,
+  so gradients through the base see the change, and the view's ``grad_fn`` is
+  regenerated from the base's (``AsStridedBackward0``);
+- any other view of the same base regenerates its ``grad_fn`` the same way the next time
+  it is read (its version no longer matches the one its ``grad_fn`` was made at).
+
+A ``ViewGeometry`` says where a view's elements lie in its base, found from their
+memory addresses, so every view op (and a chain of them) is handled alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad import grad_mode
+from hookgrad.graph import anomaly
+from hookgrad.graph.saved import _forward_name
+from hookgrad.ops.indexing import Key
+from hookgrad.ops.inplace import AsStrided, CopySlices
+from hookgrad.tensor import dispatch
+from hookgrad.tensor import tensor as _tensor_module
+from hookgrad.tensor.functions.joining import stack
+
+INFERENCE_INPLACE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+LEAF_INPLACE_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE_MESSAGE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
+_FORBIDDEN = (
+    " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the {} block (if "
+    "you don't want the inplace to be tracked) or both outside (if you want the inplace to "
+    "be tracked)."
+)
+_MULTI_OUTPUT = (
+    " This view is the output of a function that returns multiple views. Such functions do "
+    "not allow the output views to be modified inplace. You should replace the inplace "
+    "operation by an out-of-place one."
+)
+
+_state = grad_mode._state
+
+
+# ---------------------------------------------------------------- checks
+
+
+def check_inplace(tensor: Any, requires_grad: bool) -> None:
+    """torch's checks before an in-place op on ``tensor``; ``requires_grad``: whether the
+    op's inputs need gradients (then the graph will be rewritten)."""
+    if tensor._is_inference and not _state.inference:
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
+    if not (requires_grad and _state.grad_enabled):
+        return
+    base = tensor._base
+    if base is not None:
+        if tensor._creation_meta != _tensor_module.CreationMeta.DEFAULT:
+            raise RuntimeError(view_error(tensor, tensor._grad_fn, False))
+        if tensor.requires_grad and base.grad_fn is None:
+            raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
+    if tensor.requires_grad and tensor.grad_fn is None:
+        raise RuntimeError(LEAF_INPLACE_MESSAGE)
+
+
+def view_error(view: Any, node: Any, indirect: bool) -> str:
+    """torch's message for a view that may not be modified in place (``indirect``: its
+    base or another view was); ``node`` is the view's ``grad_fn`` as stored."""
+    CreationMeta = _tensor_module.CreationMeta
+    meta = view._creation_meta
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if node is not None:
+        head = (
+            f"Output {view._output_nr} of {_forward_name(node.name())} is a view and "
+            f"{modified} modified inplace."
+        )
+    elif meta == CreationMeta.INFERENCE_MODE:
+        head = (
+            f"A view was created in inference mode and {modified} modified inplace in normal mode."
+        )
+    else:
+        head = (
+            f"A view was created in no_grad mode and {modified} modified inplace with grad "
+            "mode enabled."
+        )
+    if meta == CreationMeta.MULTI_OUTPUT_NODE:
+        return head + _MULTI_OUTPUT
+    if meta == CreationMeta.INFERENCE_MODE:
+        return head + _FORBIDDEN.format("inference_mode")
+    return head + _FORBIDDEN.format("no_grad")
+
+
+# ---------------------------------------------------------------- rewriting the graph
+
+
+def rebase_inplace(tensor: Any, node: Any, output_nr: int = 0) -> None:
+    """Make ``node`` (an in-place op's node) the new history of ``tensor``.
+
+    For a view, ``node`` is wrapped in a ``CopySlices`` that becomes the base's
+    ``grad_fn``, and the view's own ``grad_fn`` is regenerated from it.
+    """
+    base = tensor._base
+    if base is None:
+        tensor._rebase_history(node, output_nr)
+        return
+    edge, meta = (None, 0), None
+    if base.requires_grad:
+        edge, meta = base._gradient_edge(), (base._data.shape, base._data.dtype)
+    copy_slices = CopySlices(ViewGeometry(base._data, tensor._data), edge, meta, node)
+    if anomaly.state.enabled:
+        anomaly.record_creation(copy_slices)
+    base._rebase_history(copy_slices, 0)
+    tensor.grad_fn  # noqa: B018  (regenerates the view's grad_fn now, as torch does)
+
+
+def refresh_grad_fn(view: Any, node: Any) -> Any:
+    """The ``grad_fn`` of ``view`` once its memory changed in place since ``node`` (its
+    stored ``grad_fn``) was made: a new ``AsStridedBackward0`` on the base's history."""
+    base = view._base
+    if node is None and not base.requires_grad:
+        return None
+    if view._creation_meta != _tensor_module.CreationMeta.DEFAULT:
+        raise RuntimeError(view_error(view, node, True))
+    op = AsStrided(ViewGeometry(base._data, view._data))
+    dispatch.record(op, (base,), _tensor_module.Tensor._make(view._data))
+    view._rebase_history(op, 0)
+    view._view_version = view._version_counter.value
+    return op
+
+
+# ---------------------------------------------------------------- where a view lies
+
+
+class ViewGeometry:
+    """Where the elements of a view lie in its base's memory.
+
+    Both are read as arrays of real scalars (a complex number is two: real, imaginary),
+    so ``real``, ``imag`` and ``view_as_real`` views are handled like any other. For each
+    real scalar of the view (C order) the geometry keeps the index of the same memory
+    among the base's real scalars (C order). Three maps follow, written with
+    differentiable ops as torch's ``as_strided`` gradients are: ``take`` (base-shaped to
+    view-shaped), ``put`` (view-shaped to base-shaped: zeros elsewhere, overlaps summed)
+    and ``replace`` (a base-shaped tensor with the view's part replaced).
+    """
+
+    def __init__(self, base: np.ndarray, view: np.ndarray) -> None:
+        self.base_complex = base.dtype.kind == "c"
+        self.view_complex = view.dtype.kind == "c"
+        self.base_shape = base.shape + ((2,) if self.base_complex else ())
+        self.view_shape = view.shape + ((2,) if self.view_complex else ())
+        self._key = Key((Ellipsis,), (_positions(base, view),), "IndexBackward0")
+
+    def take(self, grad: Any) -> Any:
+        """The view's part of a base-shaped ``grad``."""
+        picked = _as_scalars(grad).reshape(-1)._index_key(self._key)
+        return _from_scalars(picked.reshape(self.view_shape), self.view_complex)
+
+    def put(self, values: Any) -> Any:
+        """A base-shaped tensor of zeros with view-shaped ``values`` added in place."""
+        flat = _as_scalars(values).reshape(-1)
+        size = int(np.prod(self.base_shape))
+        out = flat.new_zeros(size)._index_put_key(self._key, flat, True)
+        return _from_scalars(out.reshape(self.base_shape), self.base_complex)
+
+    def replace(self, grad: Any, values: Any) -> Any:
+        """Base-shaped ``grad`` with the view's part replaced by view-shaped ``values``."""
+        flat = _as_scalars(grad).reshape(-1)
+        new = _as_scalars(values).reshape(-1)
+        if new.dtype is not flat.dtype:
+            new = new.to(flat.dtype)
+        out = flat._index_put_key(self._key, new, False)
+        return _from_scalars(out.reshape(self.base_shape), self.base_complex)
+
+    def view_zeros(self, like: Any) -> Any:
+        """Zeros of the view's shape, in the real or complex dtype of ``like``'s kind."""
+        zeros = _as_scalars(like).new_zeros(self.view_shape)
+        return _from_scalars(zeros, self.view_complex)
+
+
+def _as_scalars(t: Any) -> Any:
+    """A complex tensor as its real scalars (a trailing dim: real, imaginary)."""
+    if t._data.dtype.kind != "c":
+        return t
+    return stack((t.real, t.imag), -1)
+
+
+def _from_scalars(t: Any, complex_: bool) -> Any:
+    """Undo ``_as_scalars`` when ``complex_``."""
+    return t.select(-1, 0) + t.select(-1, 1) * 1j if complex_ else t
+
+
+def _scalar_addresses(array: np.ndarray) -> np.ndarray:
+    """The memory address of each real scalar of ``array``, flat in C order."""
+    shape, strides = array.shape, array.strides
+    if array.dtype.kind == "c":
+        shape += (2,)
+        strides += (array.itemsize // 2,)
+    addresses = np.asarray(array.__array_interface__["data"][0], np.int64)
+    for size, stride in zip(shape, strides):
+        addresses = addresses[..., None] + np.arange(size, dtype=np.int64) * stride
+    return addresses.reshape(-1)
+
+
+def _positions(base: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """For each real scalar of ``view``, the index of the same memory among ``base``'s."""
+    parts = 2 if base.dtype.kind == "c" else 1
+    scalar = base.itemsize // parts
+    wanted = _scalar_addresses(view)
+    if base.flags.c_contiguous:
+        offsets = wanted - base.__array_interface__["data"][0]
+        positions = offsets // scalar
+        found = (offsets % scalar == 0) & (positions >= 0) & (positions < base.size * parts)
+    else:
+        have = _scalar_addresses(base)
+        order = np.argsort(have, kind="stable")
+        index = np.searchsorted(have[order], wanted).clip(max=max(len(have) - 1, 0))
+        positions = order[index] if len(have) else index
+        found = have[positions] == wanted if len(have) else positions < 0
+    if not found.all():
+        raise RuntimeError("a view no longer lies in the memory of its base (was .data set?)")
+    return positions
