@@ -631,5 +631,3 @@ def test_legacy_instance_use_warns_then_fails(torch):
             instance(leaf(lib, X), 1.0, leaf(lib, Y))
         messages.append(str(info.value))
     assert messages[0] == messages[1]
-
-
