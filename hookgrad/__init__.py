@@ -12,7 +12,7 @@ Use it as a drop-in for PyTorch's tensor and autograd API::
 
 # ruff: noqa: F401  (this module re-exports the public API)
 
-from hookgrad import autograd, utils
+from hookgrad import autograd, nn, optim, utils
 from hookgrad.autograd.anomaly_mode import (
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,

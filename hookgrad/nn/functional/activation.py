@@ -1,0 +1,3 @@
+"""nn.functional: activation."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""nn.functional: conv."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""nn.functional: embedding."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""nn.functional: linear."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""nn.functional: normalization."""
+
+__all__: list[str] = []

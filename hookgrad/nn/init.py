@@ -1,0 +1,1 @@
+"""``hookgrad.nn.init``: parameter initialisation schemes."""

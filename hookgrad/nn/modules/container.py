@@ -1,0 +1,3 @@
+"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``."""
+
+__all__: list[str] = []

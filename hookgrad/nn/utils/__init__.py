@@ -1,0 +1,1 @@
+"""``hookgrad.nn.utils``: gradient clipping and parameter/vector conversion."""

@@ -1,0 +1,1 @@
+"""``hookgrad.optim``: optimizers (one per file) and learning-rate schedulers."""
