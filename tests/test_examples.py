@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -34,3 +35,34 @@ def test_example_prints_the_same_as_torch(torch: Any, name: str) -> None:
     expected = run_example(name, "torch")
     assert expected
     assert run_example(name, "hookgrad") == expected
+
+
+def hookgrad_expectation(name: str, torch_output: str) -> str:
+    """torch's output as a regular expression of what hookgrad must print (SPEC.md 2).
+
+    Module backward hooks do not wrap outputs, so a hooked output's ``grad_fn`` is its own
+    node instead of ``BackwardHookFunctionBackward``; and ``register_backward_hook``
+    reports what ``register_full_backward_hook`` does, so the "legacy name:" run prints
+    the grad_input of the "read:" run.
+    """
+    lines = torch_output.splitlines()
+    if name == "module_full_backward_hook.py":
+        blocks: dict[str, int] = {}
+        label = ""
+        for index, line in enumerate(lines):
+            if not line.startswith(" "):
+                label = line.split(":")[0]
+            elif line.lstrip().startswith("grad_input:"):
+                blocks[label] = index
+        lines[blocks["legacy name"]] = lines[blocks["read"]]
+    pattern = re.escape("\n".join(lines))
+    pattern = pattern.replace(re.escape("grad_fn=<BackwardHookFunctionBackward>"), r"grad_fn=<\w+>")
+    return pattern + r"\n?"
+
+
+@pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared/examples is not checked out")
+@pytest.mark.parametrize("name", ["module_hooks_fc.py", "module_full_backward_hook.py"])
+def test_module_example_prints_torchs_values(torch: Any, name: str) -> None:
+    expected = run_example(name, "torch")
+    assert expected
+    assert re.fullmatch(hookgrad_expectation(name, expected), run_example(name, "hookgrad"))

@@ -1,8 +1,15 @@
 """``hookgrad.nn``: modules, parameters, the functional API, initialisation and utilities."""
 
-from hookgrad.nn import functional, init, utils
+from hookgrad.nn import functional, init, modules, utils
 from hookgrad.nn.modules import *  # noqa: F403
-from hookgrad.nn.modules import Module
-from hookgrad.nn.parameter import Parameter
+from hookgrad.nn.parameter import Buffer, Parameter
 
-__all__ = ["Module", "Parameter", "functional", "init", "utils"]
+__all__ = [
+    "Buffer",
+    "Parameter",
+    "functional",
+    "init",
+    "modules",
+    "utils",
+    *modules.__all__,
+]

@@ -6,6 +6,7 @@ shape (and casts it to the input's dtype) after every backward.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -80,13 +81,16 @@ class Neg(Op):
 
 
 class Mul(Op):
-    saves = ("self", "other")
+    """Elementwise product; each factor is saved only for the other's gradient."""
+
+    saves = ("other", "self")
+    saved_for = {"other": ("self",), "self": ("other",)}
 
     def forward(self, a: Any, b: Any) -> Any:
         return a * b
 
     def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
+        b, a = self.unpack()
         needs = self.needs_input_grad
         return (grad * _conj(b) if needs[0] else None, grad * _conj(a) if needs[1] else None)
 
@@ -95,13 +99,14 @@ class Div(Op):
     """True division (``rounding_mode=None``)."""
 
     quiet = True
-    saves = ("self", "other")
+    saves = ("other", "self")
+    saved_for = {"self": ("other",)}
 
     def forward(self, a: Any, b: Any) -> Any:
         return np.true_divide(a, b)
 
     def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
+        b, a = self.unpack()
         needs = self.needs_input_grad
         grad_a = grad / _conj(b) if needs[0] else None
         grad_b = None
@@ -137,13 +142,14 @@ class Remainder(Op):
 
     node_name = "RemainderBackward1"
     quiet = True
-    saves = ("self", "other")
+    saves = ("other", "self")
+    saved_for = {"other": ("other",), "self": ("other",)}
 
     def forward(self, a: Any, b: Any) -> Any:
         return np.remainder(a, b)
 
     def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
+        b, a = self.unpack()
         grad_b = None
         if self.needs_input_grad[1]:
             grad_b = -grad * a.div(b, rounding_mode="floor")
@@ -159,26 +165,26 @@ class RemainderScalar(Remainder):
 class Maximum(Op):
     """Elementwise maximum; at ties each input gets half the gradient."""
 
-    saves = ("self", "other")
+    saves = ("other", "self")
 
     def forward(self, a: Any, b: Any) -> Any:
         return np.maximum(a, b)
 
     def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
+        b, a = self.unpack()
         return _split_ties(grad, a > b, a == b, self.needs_input_grad)
 
 
 class Minimum(Op):
     """Elementwise minimum; at ties each input gets half the gradient."""
 
-    saves = ("self", "other")
+    saves = ("other", "self")
 
     def forward(self, a: Any, b: Any) -> Any:
         return np.minimum(a, b)
 
     def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
+        b, a = self.unpack()
         return _split_ties(grad, a < b, a == b, self.needs_input_grad)
 
 
@@ -224,13 +230,13 @@ class Pow(Op):
     quiet = True
     node_name = "PowBackward1"
     input_names = ("self", "exponent")
-    saves = ("self", "exponent", "result")
+    saves = ("exponent", "self", "result")
 
     def forward(self, a: Any, b: Any) -> Any:
         return np.power(a, b)
 
     def backward(self, grad: Any) -> Any:
-        a, b, result = self.unpack()
+        b, a, result = self.unpack()
         needs = self.needs_input_grad
         grad_a = grad_b = None
         if needs[0]:
@@ -238,10 +244,7 @@ class Pow(Op):
         if needs[1]:
             grad_b = grad * _conj(result * a.log())
             # 0 ** b has a zero gradient in b for real b >= 0 (torch's condition)
-            zero = (a == 0) & (b.real >= 0)
-            if b.is_complex():
-                zero = zero & (b.imag == 0)
-            grad_b = grad_b.masked_fill(zero, 0)
+            grad_b = grad_b.masked_fill((a == 0) & _nonnegative_real(b), 0)
         return grad_a, grad_b
 
 
@@ -251,7 +254,7 @@ class RPow(Op):
     quiet = True
     node_name = "PowBackward2"
     input_names = ("exponent",)
-    saves = ("result",)
+    saves = ("exponent", "result")
 
     def __init__(self, base: Any) -> None:
         self.base = base
@@ -260,10 +263,17 @@ class RPow(Op):
         return np.power(self.base, b)
 
     def backward(self, grad: Any) -> Any:
-        (result,) = self.unpack()
+        b, result = self.unpack()
         if self.base == 0:
-            return grad * 0 * result
+            # d/db 0 ** b is 0 for real b >= 0 and -inf * 0 ** b (= -inf) for b < 0
+            return (grad * _conj(result * -math.inf)).masked_fill(_nonnegative_real(b), 0)
         return grad * _conj(result * np.log(self.base).item())  # item(): a Python number
+
+
+def _nonnegative_real(b: Any) -> Any:
+    """Where the exponent ``b`` is a real number >= 0 (a zero imaginary part if complex)."""
+    mask = b.real >= 0
+    return mask & (b.imag == 0) if b.is_complex() else mask
 
 
 # ---------------------------------------------------------------- where

@@ -16,6 +16,11 @@ class Op(Node):
             ``self``, ``other``, ``mat2`` ...).
         saves: which inputs (by name) or ``"result"`` the backward needs; the tensor
             layer saves them as ``SavedTensor`` and ``unpack()`` returns them in order.
+            List them in torch's order: default pack hooks see them in this order.
+        saved_for: optional ``{name: (input names, ...)}``: save that value only when one
+            of those inputs needs a gradient; otherwise its slot stays empty and unpacks as
+            None (``Mul`` saves ``other`` for ``self``'s gradient and ``self`` for
+            ``other``'s). Names not listed are always saved.
         node_name: the name torch gives the node; default ``<ClassName>Backward0``.
         view: True for an op whose output shares its input's memory (torch's view ops:
             ``transpose``, ``select``, basic indexing ...); the tensor layer makes that

@@ -130,20 +130,19 @@ class Gather(Op):
     """``out[i][j] = self[index[i][j]][j]`` (for ``dim=0``); torch's ``gather``."""
 
     input_names = ("self", "index")
-    saves = ("index",)
+    saves = ("index", "self")
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
 
     def forward(self, a: Any, index: Any) -> Any:
-        self.input_shape = a.shape
         a1, index1 = a.reshape(a.shape or (1,)), index.reshape(index.shape or (1,))
         out = np.take_along_axis(_leading(a1, index1.shape, self.dim), index1, axis=self.dim)
         return out.reshape(index.shape)
 
     def backward(self, grad: Any) -> Any:
-        (index,) = self.unpack()
-        return grad.new_zeros(self.input_shape).scatter_add(self.dim, index, grad), None
+        index, x = self.unpack()
+        return grad.new_zeros(x.shape).scatter_add(self.dim, index, grad), None
 
 
 class Scatter(Op):
@@ -202,6 +201,7 @@ class ScatterAdd(Op):
 
     input_names = ("self", "index", "src")
     saves = ("index",)
+    saved_for = {"index": ("src",)}
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
@@ -249,7 +249,8 @@ class IndexAdd(Op):
     """``self`` with ``alpha * source`` added at the positions ``index`` picks along ``dim``."""
 
     input_names = ("self", "index", "source")
-    saves = ("index",)
+    saves = ("index", "source")
+    saved_for = {"index": ("source",), "source": ("source",)}
 
     def __init__(self, dim: int, alpha: Any) -> None:
         self.dim = dim
@@ -263,7 +264,7 @@ class IndexAdd(Op):
         return out
 
     def backward(self, grad: Any) -> Any:
-        (index,) = self.unpack()
+        index, _ = self.unpack()  # torch saves ``source`` too (for its shape)
         needs = self.needs_input_grad
         grad_source = None
         if needs[2]:
@@ -324,15 +325,17 @@ class MaskedSelect(Op):
     """The elements of ``self`` where ``mask`` is true (both broadcast), as a vector."""
 
     input_names = ("self", "mask")
+    saves = ("mask", "self")
 
     def forward(self, a: Any, mask: Any) -> Any:
         a, mask = np.broadcast_arrays(a, mask)
-        self.shape = a.shape
-        self.key = Key((Ellipsis,), np.nonzero(mask), "IndexBackward0")
         return a[mask]
 
     def backward(self, grad: Any) -> Any:
-        return grad.new_zeros(self.shape)._index_put_key(self.key, grad, False), None
+        mask, x = self.unpack()
+        shape = np.broadcast_shapes(x.shape, mask.shape)
+        key = Key((Ellipsis,), np.nonzero(np.broadcast_to(mask._data, shape)), "IndexBackward0")
+        return grad.new_zeros(shape)._index_put_key(key, grad, False), None
 
 
 # ---------------------------------------------------------------- take
@@ -342,12 +345,12 @@ class Take(Op):
     """The elements of the flattened ``self`` at ``index``, in ``index``'s shape."""
 
     input_names = ("self", "index")
+    saves = ("index", "self")
 
     def forward(self, a: Any, index: Any) -> Any:
-        self.input_shape = a.shape
-        self.key = Key((Ellipsis,), (index,), "IndexBackward0")
         return np.take(a.reshape(-1), index)
 
     def backward(self, grad: Any) -> Any:
-        flat = grad.new_zeros(int(np.prod(self.input_shape)))
-        return flat._index_put_key(self.key, grad, True).reshape(self.input_shape), None
+        index, x = self.unpack()
+        key = Key((Ellipsis,), (index._data,), "IndexBackward0")
+        return grad.new_zeros(x.numel())._index_put_key(key, grad, True).reshape(x.shape), None

@@ -241,7 +241,7 @@ class Product(Op):
         return self.product(a, b)
 
     def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
+        a, b = _saved_operands(self)
         return self.operand_grads(grad, a, b, self.needs_input_grad)
 
     def operand_grads(self, grad: Any, a: Any, b: Any, needs: Sequence[bool]) -> tuple[Any, ...]:
@@ -256,6 +256,14 @@ class Product(Op):
             else:
                 grads.append(grad._einsum(equation, other.conj()))
         return tuple(grads)
+
+
+def _saved_operands(op: Product) -> tuple[Any, Any]:
+    """The two saved operands of a product, in input order (None: not saved, as that
+    operand's gradient is not needed): its last two inputs, whatever order ``saves`` has."""
+    saved = dict(zip(op.saves, op.unpack()))
+    first, second = op.input_names[-2:]
+    return saved[first], saved[second]
 
 
 def _is_transposed(array: Any) -> bool:
@@ -280,7 +288,8 @@ class Mm(Product):
     """``self @ mat2`` for two matrices."""
 
     input_names = ("self", "mat2")
-    saves = ("self", "mat2")
+    saves = ("mat2", "self")
+    saved_for = {"mat2": ("self",), "self": ("mat2",)}
     equation = "ij,jk->ik"
 
 
@@ -288,7 +297,8 @@ class Bmm(Product):
     """Batched ``self @ mat2`` for two 3-D tensors with the same batch size."""
 
     input_names = ("self", "mat2")
-    saves = ("self", "mat2")
+    saves = ("mat2", "self")
+    saved_for = {"mat2": ("self",), "self": ("mat2",)}
     equation = "bij,bjk->bik"
 
 
@@ -297,6 +307,7 @@ class Mv(Product):
 
     input_names = ("self", "vec")
     saves = ("self", "vec")
+    saved_for = {"self": ("vec",), "vec": ("self",)}
     equation = "ij,j->i"
 
 
@@ -305,6 +316,7 @@ class Dot(Op):
 
     input_names = ("self", "tensor")
     saves = ("self", "tensor")
+    saved_for = {"self": ("tensor",), "tensor": ("self",)}
 
     def forward(self, a: Any, b: Any) -> Any:
         return np.dot(a, b)
@@ -319,13 +331,14 @@ class Vdot(Op):
     """``sum(conj(self) * other)``: the inner product that conjugates its first vector."""
 
     input_names = ("self", "other")
-    saves = ("self", "other")
+    saves = ("other", "self")
+    saved_for = {"other": ("self",), "self": ("other",)}
 
     def forward(self, a: Any, b: Any) -> Any:
         return np.vdot(a, b)
 
     def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
+        b, a = self.unpack()
         needs = self.needs_input_grad
         return (b * grad.conj() if needs[0] else None, a * grad if needs[1] else None)
 
@@ -337,7 +350,8 @@ class Matmul(Product):
     name torch's outermost node has (``node_name``, given by the caller).
     """
 
-    saves = ("self", "other")
+    saves = ("other", "self")
+    saved_for = {"other": ("self",), "self": ("other",)}
 
     def __init__(self, node_name: str, ndims: tuple[int, int], batch_ndims: tuple[int, int]):
         self.node_name = node_name
@@ -376,7 +390,7 @@ class AddProduct(Product):
         return out.astype(np.result_type(c, a, b), copy=False)
 
     def backward(self, grad: Any) -> Any:
-        c, a, b = self.unpack()
+        a, b = _saved_operands(self)
         needs = self.needs_input_grad
         grad_c = None
         if needs[0]:
@@ -393,7 +407,8 @@ class Addmm(AddProduct):
     """``beta * self + alpha * (mat1 @ mat2)``; ``nn.Linear``'s op."""
 
     input_names = ("self", "mat1", "mat2")
-    saves = ("self", "mat1", "mat2")
+    saves = ("mat1", "mat2")
+    saved_for = {"mat1": ("mat2",), "mat2": ("mat1",)}
     equation = "ij,jk->ik"
 
 
@@ -401,7 +416,8 @@ class Addmv(AddProduct):
     """``beta * self + alpha * (mat @ vec)``."""
 
     input_names = ("self", "mat", "vec")
-    saves = ("self", "mat", "vec")
+    saves = ("mat", "vec")
+    saved_for = {"mat": ("vec",), "vec": ("mat",)}
     equation = "ij,j->i"
 
 
@@ -409,7 +425,8 @@ class Baddbmm(AddProduct):
     """``beta * self + alpha * bmm(batch1, batch2)``."""
 
     input_names = ("self", "batch1", "batch2")
-    saves = ("self", "batch1", "batch2")
+    saves = ("batch1", "batch2")
+    saved_for = {"batch1": ("batch2",), "batch2": ("batch1",)}
     equation = "bij,bjk->bik"
 
 
@@ -417,7 +434,8 @@ class Addbmm(AddProduct):
     """``beta * self + alpha * sum_b batch1[b] @ batch2[b]``."""
 
     input_names = ("self", "batch1", "batch2")
-    saves = ("self", "batch1", "batch2")
+    saves = ("batch1", "batch2")
+    saved_for = {"batch1": ("batch2",), "batch2": ("batch1",)}
     equation = "bij,bjk->ik"
 
     def product(self, a: Any, b: Any) -> Any:
@@ -428,7 +446,8 @@ class Addr(AddProduct):
     """``beta * self + alpha * outer(vec1, vec2)``."""
 
     input_names = ("self", "vec1", "vec2")
-    saves = ("self", "vec1", "vec2")
+    saves = ("vec1", "vec2")
+    saved_for = {"vec1": ("vec2",), "vec2": ("vec1",)}
     equation = "i,j->ij"
 
     def product(self, a: Any, b: Any) -> Any:

@@ -20,7 +20,7 @@ def describe(t: Any) -> tuple[Any, ...]:
         origin = t.grad_fn.name()
     else:
         origin = "leaf" if t.requires_grad else "constant"
-    values = np.ravel(t.tolist()).round(4).tolist()
+    values = np.ravel(t.tolist()).astype(float).round(4).tolist()
     return (tuple(t.shape), origin, values)
 
 
@@ -170,12 +170,95 @@ def test_pack_and_unpack_calls_match_torch(torch: Any, scenario: Any) -> None:
     assert ours == events(torch, scenario)
 
 
-# NOTE: torch saves ``other`` before ``self`` in mul, and only what the needed gradients
-# use; hookgrad's ``Mul`` still lists ``saves = ("self", "other")`` with no ``saved_for``.
-@pytest.mark.xfail(strict=True, reason="ops/arithmetic.py: Mul must save as torch does")
 @pytest.mark.parametrize("scenario", [mul_saves_both, mul_by_a_number], ids=lambda s: s.__name__)
 def test_mul_saves_as_torch(torch: Any, scenario: Any) -> None:
     assert events(hookgrad, scenario) == events(torch, scenario)
+
+
+# ---------------------------------------------------------------- what each op saves
+
+# name: (input shapes, the call). Each case runs with every input requiring a gradient,
+# then with one input at a time, since torch saves a value only for the gradients using it.
+SAVING_OPS: dict[str, tuple[tuple[tuple[int, ...], ...], Callable[..., Any]]] = {
+    "mul": (((2,), (2,)), lambda lib, a, b: a * b),
+    "mul_broadcast": (((2, 1), (3,)), lambda lib, a, b: a * b),
+    "div": (((2,), (2,)), lambda lib, a, b: a / b),
+    "div_by_a_number": (((2,),), lambda lib, a: a / 2),
+    "number_div": (((2,),), lambda lib, a: 2 / a),
+    "maximum": (((2,), (2,)), lambda lib, a, b: lib.maximum(a, b)),
+    "pow": (((2,), (2,)), lambda lib, a, b: a**b),
+    "number_pow": (((2,),), lambda lib, a: 2**a),
+    "zero_pow": (((2,),), lambda lib, a: lib.pow(0, a * 4 - 2)),  # exponents -1, 0
+    "vdot": (((2,), (2,)), lambda lib, a, b: lib.vdot(a, b)),
+    "dot": (((2,), (2,)), lambda lib, a, b: lib.dot(a, b)),
+    "mm": (((2, 3), (3, 2)), lambda lib, a, b: a.mm(b)),
+    "bmm": (((2, 2, 3), (2, 3, 2)), lambda lib, a, b: a.bmm(b)),
+    "mv": (((2, 3), (3,)), lambda lib, a, b: a.mv(b)),
+    "matmul": (((2, 3), (3, 2)), lambda lib, a, b: a @ b),
+    "matmul_batched": (((2, 2, 3), (2, 3, 2)), lambda lib, a, b: a @ b),
+    "addmm": (((2, 2), (2, 3), (3, 2)), lambda lib, c, a, b: lib.addmm(c, a, b, alpha=2)),
+    "addmv": (((2,), (2, 3), (3,)), lambda lib, c, a, b: lib.addmv(c, a, b)),
+    "baddbmm": (((2, 2, 2), (2, 2, 3), (2, 3, 2)), lambda lib, c, a, b: lib.baddbmm(c, a, b)),
+    "addr": (((2, 3), (2,), (3,)), lambda lib, c, a, b: lib.addr(c, a, b)),
+    "gather": (((2, 3),), lambda lib, a: a.gather(1, lib.tensor([[2, 0], [1, 1]]))),
+    "take": (((2, 3),), lambda lib, a: a.take(lib.tensor([4, 0, 4]))),
+    "scatter_add": (((3,), (2,)), lambda lib, a, b: a.scatter_add(0, lib.tensor([2, 0]), b)),
+    "index_add": (((3,), (2,)), lambda lib, a, b: a.index_add(0, lib.tensor([2, 0]), b)),
+    "masked_select": (((2, 2),), lambda lib, a: a.masked_select(lib.tensor([True, False]))),
+    "remainder": (((2,), (2,)), lambda lib, a, b: a % b),
+}
+
+
+def saving_cases() -> list[Any]:
+    cases = []
+    for name, (shapes, _) in SAVING_OPS.items():
+        patterns = [(True,) * len(shapes)]
+        if len(shapes) > 1:
+            patterns += [tuple(i == k for i in range(len(shapes))) for k in range(len(shapes))]
+        for needs in patterns:
+            ids = "".join("T" if need else "F" for need in needs)
+            cases.append(pytest.param(name, needs, id=f"{name}-{ids}"))
+    return cases
+
+
+def op_saving(name: str, needs: tuple[bool, ...]) -> Callable[[Any, list[Any]], None]:
+    shapes, call = SAVING_OPS[name]
+
+    def scenario(lib: Any, log: list[Any]) -> None:
+        inputs = []
+        for k, (shape, need) in enumerate(zip(shapes, needs)):
+            values = (np.arange(np.prod(shape)).reshape(shape) + 1) / 4 + k
+            inputs.append(lib.tensor(values.tolist(), dtype=lib.float64, requires_grad=need))
+        with logging_hooks(lib, log):
+            y = call(lib, *inputs)
+        log.append(("forward done", y.grad_fn.name()))
+        y.sum().backward()
+        log.extend(describe(x.grad) for x in inputs if x.requires_grad)
+
+    return scenario
+
+
+# NOTE: torch's batched matmul is a chain of views around a bmm, which saves views of the
+# inputs; hookgrad's one ``Matmul`` node saves the inputs themselves (same values).
+VIEWS_SAVED = {"matmul_batched"}
+
+
+def without_origins(log: list[Any]) -> list[Any]:
+    """The log with the origin (``grad_fn`` name) of each packed tensor left out."""
+    return [
+        e[:3] + e[4:] if isinstance(e, tuple) and e[0] in ("pack", "unpack") else e for e in log
+    ]
+
+
+@pytest.mark.parametrize(("name", "needs"), saving_cases())
+def test_ops_save_what_torch_saves_in_its_order(
+    torch: Any, name: str, needs: tuple[bool, ...]
+) -> None:
+    scenario = op_saving(name, needs)
+    ours, theirs = events(hookgrad, scenario), events(torch, scenario)
+    if name in VIEWS_SAVED:
+        ours, theirs = without_origins(ours), without_origins(theirs)
+    assert ours == theirs
 
 
 def test_double_backward_through_packed_tensors(torch: Any) -> None:

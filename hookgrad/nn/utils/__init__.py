@@ -1,1 +1,11 @@
 """``hookgrad.nn.utils``: gradient clipping and parameter/vector conversion."""
+
+from hookgrad.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_
+from hookgrad.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
+
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "parameters_to_vector",
+    "vector_to_parameters",
+]

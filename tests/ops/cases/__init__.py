@@ -5,7 +5,7 @@ drives every check in ``tests/ops/test_op_table.py``: forward values and gradien
 against torch (float32 and float64), ``gradcheck`` and ``gradgradcheck`` in float64.
 """
 
-from tests.ops.cases import arithmetic, indexing, linalg, reduction, shape, unary
+from tests.ops.cases import arithmetic, conv, indexing, linalg, reduction, shape, unary
 from tests.ops.cases.spec import OpCase
 
 ALL_CASES: list[OpCase] = [
@@ -15,6 +15,7 @@ ALL_CASES: list[OpCase] = [
     *shape.CASES,
     *indexing.CASES,
     *linalg.CASES,
+    *conv.CASES,
 ]
 
 __all__ = ["ALL_CASES", "OpCase"]
