@@ -96,9 +96,17 @@ def conv_forward(
     out_size = win.shape[2 : 2 + nd]
     cg, og = c // groups, w.shape[0] // groups
     win = win.reshape((n, groups, cg) + out_size + kernel)
-    spatial = tuple(range(3, 3 + nd))
-    cols = win.transpose((1, 0) + spatial + (2,) + tuple(range(3 + nd, 3 + 2 * nd)))
-    cols = cols.reshape(groups, -1, cg * int(np.prod(kernel)))  # im2col: the one copy
+    spatial, taps = tuple(range(3, 3 + nd)), tuple(range(3 + nd, 3 + 2 * nd))
+    if int(np.prod(kernel)) <= int(np.prod(out_size)):
+        # Many small windows (a layer's forward): per sample, weight @ columns, whose
+        # copy moves whole rows of the input and whose product is already (N, O, *out).
+        cols = np.ascontiguousarray(win.transpose((0, 1, 2) + taps + spatial))
+        cols = cols.reshape(n, groups, cg * int(np.prod(kernel)), -1)
+        out = np.matmul(np.ascontiguousarray(w).reshape(groups, og, -1), cols)
+        return out.reshape((n, groups * og) + out_size)
+    # Few large windows (a weight gradient): one product with rows of windows.
+    cols = win.transpose((1, 0) + spatial + (2,) + taps)
+    cols = cols.reshape(groups, -1, cg * int(np.prod(kernel)))
     out = _batched_matmul(cols, w.reshape(groups, og, -1).transpose(0, 2, 1))
     return _channels_first(out.reshape((groups, n) + out_size + (og,)))
 
@@ -112,25 +120,27 @@ def conv_transpose_forward(
     dilation: Sequence[int],
     groups: int,
 ) -> np.ndarray:
-    """``x (N, C, *S)`` transposed-convolved with ``w (C, O/groups, *K)``: one matrix
-    product, then each kernel position's products added into a strided slice."""
+    """``x (N, C, *S)`` transposed-convolved with ``w (C, O/groups, *K)``: per sample one
+    matrix product, then each kernel position's products added into a strided slice."""
     kernel = w.shape[2:]
     n, c = x.shape[:2]
     in_size = x.shape[2:]
     cg, og = c // groups, w.shape[1]
-    xm = x.reshape((n, groups, cg, -1)).transpose(1, 0, 3, 2).reshape(groups, -1, cg)
-    cols = _batched_matmul(xm, w.reshape(groups, cg, -1))  # (groups, N * S, og * K)
-    cols = cols.reshape((groups, n) + in_size + (og,) + kernel)
+    wt = np.ascontiguousarray(w.reshape(groups, cg, -1).transpose(0, 2, 1))
+    xm = np.ascontiguousarray(x).reshape(n, groups, cg, -1)
+    cols = np.matmul(wt, xm)  # (N, groups, og * K, S)
+    cols = cols.reshape((n, groups * og) + kernel + in_size)
     full = tuple(
         (i - 1) * s + d * (k - 1) + 1 + op
         for i, s, d, k, op in zip(in_size, stride, dilation, kernel, output_padding)
     )
-    result = np.zeros((groups, n) + full + (og,), cols.dtype)
+    result = np.zeros((n, groups * og) + full, cols.dtype)
     for position in kernel_positions(kernel):
         target = kernel_slices(position, in_size, stride, dilation)
-        result[(slice(None), slice(None)) + target] += cols[(Ellipsis,) + position]
+        result[(slice(None), slice(None)) + target] += cols[(slice(None), slice(None)) + position]
     crop = tuple(slice(p, f - p) for p, f in zip(padding, full))
-    return _channels_first(result[(slice(None), slice(None)) + crop])
+    result = result[(slice(None), slice(None)) + crop]
+    return np.ascontiguousarray(result)
 
 
 # ---------------------------------------------------------------- the op
@@ -231,11 +241,14 @@ def _weight_grad(x: Any, grad: Any, op: Convolution) -> Any:
     o = grad.shape[1]
     spatial = tuple(x.shape[2:])
     nd = len(spatial)
-    rest = tuple(range(3, 3 + nd))
-    xt = x.reshape((n, groups, c // groups) + spatial).permute((2, 1, 0) + rest)
-    xt = xt.reshape((c // groups, groups * n) + spatial)
-    gt = grad.reshape((n, groups, o // groups) + tuple(grad.shape[2:]))
-    gt = gt.permute((1, 2, 0) + rest).reshape((o, n) + tuple(grad.shape[2:]))
+    if groups == 1:  # plain transposes: views, copied once by the im2col
+        xt, gt = x.transpose(0, 1), grad.transpose(0, 1)
+    else:
+        rest = tuple(range(3, 3 + nd))
+        xt = x.reshape((n, groups, c // groups) + spatial).permute((2, 1, 0) + rest)
+        xt = xt.reshape((c // groups, groups * n) + spatial)
+        gt = grad.reshape((n, groups, o // groups) + tuple(grad.shape[2:]))
+        gt = gt.permute((1, 2, 0) + rest).reshape((o, n) + tuple(grad.shape[2:]))
     result = convolution(xt, gt, None, op.dilation, op.padding, op.stride, False, (0,) * nd, groups)
     if tuple(result.shape[2:]) != tuple(op.kernel_size):
         result = result[(slice(None), slice(None)) + tuple(slice(k) for k in op.kernel_size)]

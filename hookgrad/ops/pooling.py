@@ -74,8 +74,33 @@ class MaxPool2DWithIndices(Op):
         if any(self.padding) or any(extra):
             pad = [(0, 0)] + [(p, p + e) for p, e in zip(self.padding, extra)]
             planes = np.pad(planes, pad, constant_values=low)
-        # One pass per kernel position; a later value wins only if strictly greater (or
-        # NaN), so ties go to the first maximum, as in torch.
+        best, position = self._window_max(planes, out_size, nan_aware=False)
+        if best.dtype.kind == "f" and np.isnan(best).any():  # NaN propagates into best
+            best, position = self._window_max(planes, out_size, nan_aware=True)
+        self.position = position
+        self.padded_size = planes.shape[-2:]
+        self.input_shape = x.shape
+        self.output_shape = x.shape[:-2] + out_size
+        return best.reshape(self.output_shape)
+
+    @property
+    def indices(self) -> np.ndarray:
+        """Each maximum's flat index in its (unpadded) input plane (computed on demand)."""
+        (sh, sw), (ph, pw), (dh, dw) = self.stride, self.padding, self.dilation
+        height, width = self.output_shape[-2:]
+        row = self.input_shape[-1]
+        offsets = np.array(
+            [kh * dh * row + kw * dw for kh, kw in kernel_positions(self.kernel_size)]
+        )
+        base = (np.arange(height) * sh - ph)[:, None] * row + (np.arange(width) * sw - pw)
+        return (base + offsets.take(self.position)).reshape(self.output_shape)
+
+    def _window_max(self, planes: Any, out_size: tuple[int, ...], nan_aware: bool) -> Any:
+        """The maximum of each window and its kernel position, one pass per position.
+
+        A later value wins only if strictly greater (or, ``nan_aware``, NaN), so ties go to
+        the first maximum and NaN to the last NaN, as in torch.
+        """
         best = position = None
         for k, kernel_position in enumerate(kernel_positions(self.kernel_size)):
             target = kernel_slices(kernel_position, out_size, self.stride, self.dilation)
@@ -85,39 +110,28 @@ class MaxPool2DWithIndices(Op):
                 position = np.zeros(values.shape, np.int32)
                 continue
             better = values > best
-            if values.dtype.kind == "f":
+            if nan_aware:
                 better |= np.isnan(values)
             np.maximum(best, values, out=best)
             # NOTE: arithmetic, not np.where / masked assignment: ~50x faster on the
             # random masks a max pool makes.
             position += better * (np.int32(k) - position)
-        (sh, sw), (ph, pw), (dh, dw) = self.stride, self.padding, self.dilation
-        width = size[1]
-        offsets = np.array(
-            [kh * dh * width + kw * dw for kh, kw in kernel_positions(self.kernel_size)]
-        )
-        base = (np.arange(out_size[0]) * sh - ph)[:, None] * width
-        base = base + (np.arange(out_size[1]) * sw - pw)
-        self.position = position
-        self.padded_size = planes.shape[-2:]
-        self.input_shape = x.shape
-        lead = x.shape[:-2]
-        self.indices = (base + offsets.take(position)).reshape(lead + out_size)
-        return best.reshape(lead + out_size)
+        return best, position
 
     def backward(self, grad: Any) -> Any:
-        from hookgrad.tensor.dispatch import apply, wrap_constant  # NOTE: see ops/conv.py
+        from hookgrad.tensor.dispatch import apply  # NOTE: see ops/conv.py
 
-        return apply(MaxPool2DWithIndicesBackward(self), grad, wrap_constant(self.indices))
+        return apply(MaxPool2DWithIndicesBackward(self), grad)
 
 
 class MaxPool2DWithIndicesBackward(Op):
-    """The gradient of max pooling: ``grad_output`` sent to each window's maximum."""
+    """The gradient of max pooling: ``grad_output`` sent to each window's maximum; its own
+    gradient gathers at the maxima."""
 
-    input_names = ("grad_output", "indices")
-    saves = ("indices",)
+    input_names = ("grad_output",)
 
     def __init__(self, pool: MaxPool2DWithIndices) -> None:
+        self.pool = pool
         self.position = pool.position
         self.padded_size = pool.padded_size
         self.input_shape = pool.input_shape
@@ -126,7 +140,7 @@ class MaxPool2DWithIndicesBackward(Op):
         self.dilation = pool.dilation
         self.padding = pool.padding
 
-    def forward(self, grad: Any, indices: Any) -> Any:
+    def forward(self, grad: Any) -> Any:
         grad = grad.reshape(self.position.shape)
         result = np.zeros(grad.shape[:1] + tuple(self.padded_size), grad.dtype)
         finite = bool(np.isfinite(grad).all())
@@ -139,10 +153,13 @@ class MaxPool2DWithIndicesBackward(Op):
         return np.ascontiguousarray(result[:, ph : ph + h, pw : pw + w]).reshape(self.input_shape)
 
     def backward(self, grad: Any) -> Any:
-        (indices,) = self.unpack()
-        plane = grad.reshape(indices.shape[:-2] + (-1,))
-        picked = plane.gather(-1, indices.reshape(indices.shape[:-2] + (-1,)))
-        return picked.reshape(indices.shape), None
+        from hookgrad.tensor.dispatch import wrap_constant  # NOTE: see ops/conv.py
+
+        indices = self.pool.indices
+        lead = indices.shape[:-2]
+        plane = grad.reshape(lead + (-1,))
+        picked = plane.gather(-1, wrap_constant(indices.reshape(lead + (-1,))))
+        return picked.reshape(indices.shape)
 
 
 # ---------------------------------------------------------------- average pooling
