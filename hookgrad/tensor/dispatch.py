@@ -274,12 +274,12 @@ def _save(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...])
     """
     saved: list[SavedTensor] = []
     names = op.input_names
-    try:
-        conditions = _saved_for_cache[type(op)]
-    except KeyError:
-        conditions = _saved_for(type(op))
+    cls = type(op)
+    conditions = _saved_for_cache[cls] if cls in _saved_for_cache else _saved_for(cls)
+    meta = op._input_meta
     for name in op.saves:
-        if conditions is not None and not _needed(op, names, conditions.get(name)):
+        users = conditions.get(name) if conditions is not None else None
+        if users is not None and all(meta[i] is None for i in users):
             saved.append(save_constant(None))
         elif name == "result":
             saved.append(save_output(outputs[0], 0))
@@ -294,18 +294,18 @@ def _save(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...])
     return tuple(saved)
 
 
-_saved_for_cache: dict[type, dict[str, tuple[str, ...]] | None] = {}
+# Per op class: ``saved_for`` with input names turned into input indices (None: no rule).
+_saved_for_cache: dict[type, dict[str, tuple[int, ...]] | None] = {}
 
 
-def _saved_for(cls: type) -> dict[str, tuple[str, ...]] | None:
-    """The ``saved_for`` declaration of an op class, or None; cached per class."""
-    conditions = _saved_for_cache[cls] = getattr(cls, "saved_for", None)
+def _saved_for(cls: type) -> dict[str, tuple[int, ...]] | None:
+    """The ``saved_for`` declaration of an op class as input indices, or None; cached."""
+    declared = getattr(cls, "saved_for", None)
+    conditions = None
+    if declared is not None:
+        names = cls.input_names  # type: ignore[attr-defined]
+        conditions = {
+            name: tuple(names.index(user) for user in users) for name, users in declared.items()
+        }
+    _saved_for_cache[cls] = conditions
     return conditions
-
-
-def _needed(op: Any, names: Sequence[str], users: tuple[str, ...] | None) -> bool:
-    """Whether a value used by the gradients of ``users`` (None: always) must be saved."""
-    if users is None:
-        return True
-    meta = op._input_meta
-    return any(meta[names.index(user)] is not None for user in users)
