@@ -120,27 +120,28 @@ def conv_transpose_forward(
     dilation: Sequence[int],
     groups: int,
 ) -> np.ndarray:
-    """``x (N, C, *S)`` transposed-convolved with ``w (C, O/groups, *K)``: per sample one
-    matrix product, then each kernel position's products added into a strided slice."""
+    """``x (N, C, *S)`` transposed-convolved with ``w (C, O/groups, *K)``: one matrix
+    product, then each kernel position's products added into a strided slice."""
     kernel = w.shape[2:]
     n, c = x.shape[:2]
     in_size = x.shape[2:]
     cg, og = c // groups, w.shape[1]
-    wt = np.ascontiguousarray(w.reshape(groups, cg, -1).transpose(0, 2, 1))
-    xm = np.ascontiguousarray(x).reshape(n, groups, cg, -1)
-    cols = np.matmul(wt, xm)  # (N, groups, og * K, S)
-    cols = cols.reshape((n, groups * og) + kernel + in_size)
+    wt = w.reshape(groups, cg, -1).transpose(0, 2, 1)  # (groups, og * K, cg)
+    xm = x.reshape(n, groups, cg, -1).transpose(1, 2, 0, 3).reshape(groups, cg, -1)
+    cols = _batched_matmul(wt, xm)  # (groups, og * K, N * S)
+    cols = cols.reshape((groups, og) + kernel + (n,) + in_size)
     full = tuple(
         (i - 1) * s + d * (k - 1) + 1 + op
         for i, s, d, k, op in zip(in_size, stride, dilation, kernel, output_padding)
     )
-    result = np.zeros((n, groups * og) + full, cols.dtype)
+    result = np.zeros((groups, og, n) + full, cols.dtype)
+    lead = (slice(None),) * 3
     for position in kernel_positions(kernel):
         target = kernel_slices(position, in_size, stride, dilation)
-        result[(slice(None), slice(None)) + target] += cols[(slice(None), slice(None)) + position]
-    crop = tuple(slice(p, f - p) for p, f in zip(padding, full))
-    result = result[(slice(None), slice(None)) + crop]
-    return np.ascontiguousarray(result)
+        result[lead + target] += cols[(slice(None), slice(None)) + position]
+    result = result[lead + tuple(slice(p, f - p) for p, f in zip(padding, full))]
+    result = np.ascontiguousarray(np.moveaxis(result, 2, 0))  # (N, groups, og, *out)
+    return result.reshape((n, groups * og) + result.shape[3:])
 
 
 # ---------------------------------------------------------------- the op

@@ -93,6 +93,23 @@ def by_name(name: str) -> dtype:
     return _BY_NAME[name]
 
 
+_CPP_NAMES = {
+    "bool": "bool",
+    "int32": "int",
+    "int64": "long int",
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+
+
+def cpp_name(d: dtype) -> str:
+    """The C++ element type torch's kernel errors print for ``d`` (``"long int"``)."""
+    return _CPP_NAMES[d.name]
+
+
 def legacy_name(d: dtype) -> str:
     """torch's C++ name of ``d`` (``"Float"``, ``"Long"``) as its kernel errors print it."""
     return _LEGACY_NAMES[d]

@@ -44,16 +44,6 @@ _SEQUENCE_WARNING = (
     "be interpreted as tensor index, x[torch.tensor(seq)], which will result either in an "
     "error or a different result"
 )
-# The C++ type names torch prints in masked_fill's mask-dtype error.
-_CPP_TYPE_NAMES = {
-    "int32": "int",
-    "int64": "long int",
-    "float16": "c10::Half",
-    "float32": "float",
-    "float64": "double",
-    "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
-}
 
 
 def _is_tensor(value: Any) -> bool:
@@ -529,7 +519,7 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:
     if mask.dtype is not dtypes.bool_:
         raise RuntimeError(
             "masked_fill_ only supports boolean masks, but got mask with dtype "
-            f"{_CPP_TYPE_NAMES[mask.dtype.name]}"
+            f"{dtypes.cpp_name(mask.dtype)}"
         )
     _check_broadcast(mask._data.shape, input._data.shape)
     if not _is_tensor(value):

@@ -596,18 +596,6 @@ def xlogy(input: Any, other: Any) -> Any:
     return apply_arrays(special.Xlogy(), (input, other), (a, b))
 
 
-_C_TYPE_NAMES = {
-    "bool": "bool",
-    "int32": "int",
-    "int64": "long int",
-    "float16": "c10::Half",
-    "float32": "float",
-    "float64": "double",
-    "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
-}
-
-
 def lerp(input: Any, end: Any, weight: Any) -> Any:
     """Linear interpolation ``input + weight * (end - input)``, broadcast.
 
@@ -625,8 +613,8 @@ def lerp(input: Any, end: Any, weight: Any) -> Any:
     for name, value in (("end", end), ("weight", weight)):
         if isinstance(value, _tensor_module.Tensor) and value.dtype is not input.dtype:
             raise RuntimeError(
-                f"expected dtype {_C_TYPE_NAMES[input.dtype.name]} for `{name}` but got "
-                f"dtype {_C_TYPE_NAMES[value.dtype.name]}"
+                f"expected dtype {dtypes.cpp_name(input.dtype)} for `{name}` but got "
+                f"dtype {dtypes.cpp_name(value.dtype)}"
             )
     if weight_is_tensor:
         arrays = (input._data, end._data, weight._data)
