@@ -268,9 +268,5 @@ def convolution(
     groups: int,
 ) -> Any:
     """Apply ``Convolution`` to tensors (arguments already checked)."""
-    # NOTE: the backward needs this op on gradient tensors; ``dispatch`` is imported here,
-    # at call time, since ``ops`` sits below the tensor layer.
-    from hookgrad.tensor.dispatch import apply
-
     op = Convolution(stride, padding, dilation, transposed, output_padding, groups)
-    return apply(op, x, w, b)
+    return x._apply_op(op, w, b)

@@ -119,9 +119,7 @@ class MaxPool2DWithIndices(Op):
         return best, position
 
     def backward(self, grad: Any) -> Any:
-        from hookgrad.tensor.dispatch import apply  # NOTE: see ops/conv.py
-
-        return apply(MaxPool2DWithIndicesBackward(self), grad)
+        return grad._apply_op(MaxPool2DWithIndicesBackward(self))
 
 
 class MaxPool2DWithIndicesBackward(Op):
@@ -153,12 +151,11 @@ class MaxPool2DWithIndicesBackward(Op):
         return np.ascontiguousarray(result[:, ph : ph + h, pw : pw + w]).reshape(self.input_shape)
 
     def backward(self, grad: Any) -> Any:
-        from hookgrad.tensor.dispatch import wrap_constant  # NOTE: see ops/conv.py
-
         indices = self.pool.indices
         lead = indices.shape[:-2]
         plane = grad.reshape(lead + (-1,))
-        picked = plane.gather(-1, wrap_constant(indices.reshape(lead + (-1,))))
+        index = grad.new_tensor(indices.reshape(lead + (-1,)), dtype=indices.dtype)
+        picked = plane.gather(-1, index)
         return picked.reshape(indices.shape)
 
 

@@ -372,6 +372,16 @@ class Tensor(
         out._output_nr = output_nr
         return out
 
+    def _apply_op(self, op: Any, *others: Any) -> Any:
+        """Run ``op`` (an ``ops`` class instance) on this tensor and ``others``, recorded.
+
+        How a backward formula applies an op class that has no Tensor method: ``ops``
+        sits below the tensor layer and reaches it only through the gradients' methods.
+        """
+        from hookgrad.tensor.dispatch import apply
+
+        return apply(op, self, *others)
+
     def _gradient_edge(self) -> tuple[Any, int]:
         """Where gradients for this tensor go: its grad_fn, or its leaf accumulator."""
         node = self.grad_fn

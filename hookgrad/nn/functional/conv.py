@@ -10,13 +10,12 @@ from collections.abc import Sequence
 from typing import Any, Union
 
 from hookgrad.ops.conv import convolution
+from hookgrad.tensor import dtypes
 from hookgrad.tensor.functions.shape import pad as _pad
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d"]
 
 IntOrTuple = Union[int, Sequence[int]]
-
-_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
 
 
 def conv1d(
@@ -205,7 +204,7 @@ def _check_common(
 
 
 def _type_name(tensor: Any) -> str:
-    return _TYPE_NAMES.get(tensor._data.dtype.name, str(tensor.dtype))
+    return dtypes.legacy_name(tensor.dtype)
 
 
 def _tuple(value: IntOrTuple, n: int) -> tuple[int, ...]:
