@@ -552,8 +552,6 @@ def test_register_backward_hook_means_full_hook(layer: str) -> None:
             return nn.Linear(3, 4), hookgrad.randn(2, 3, requires_grad=True)
         if layer == "affine":
             return affine_class(hookgrad)(), hookgrad.randn(2, 3, requires_grad=True)
-        if not hasattr(nn, "Conv2d"):
-            pytest.skip("nn.Conv2d is not there yet")
         return nn.Conv2d(2, 3, 3), hookgrad.randn(2, 2, 5, 5, requires_grad=True)
 
     seen = {}
@@ -740,8 +738,6 @@ def test_parameter_grad_hook_recurse_and_conv() -> None:
     model(hookgrad.tensor(X)).sum().backward()
     assert seen == [["0.bias", "0.weight", "2.bias", "2.weight"]]
     assert own == []  # a Sequential has no parameters of its own
-    if not hasattr(hookgrad.nn, "Conv2d"):
-        return
     hookgrad.manual_seed(0)
     conv = hookgrad.nn.Conv2d(2, 3, 3)
     got = {}
@@ -776,3 +772,24 @@ def test_parameter_grad_hook_leaves_parameters_in_place() -> None:
     lin(hookgrad.tensor(X))
     assert lin.weight is weight and seen == [True, True]
     assert list(lin._parameters.values())[0] is weight
+
+
+def test_parameter_grad_hook_replaces_conv2d_grads_with_batch(torch: Any) -> None:
+    hookgrad.manual_seed(1)
+    conv = hookgrad.nn.Conv2d(2, 3, 3)
+    reference = torch.nn.Conv2d(2, 3, 3)
+    with torch.no_grad():
+        reference.weight.copy_(torch.tensor(conv.weight.detach().numpy()))
+        reference.bias.copy_(torch.tensor(conv.bias.detach().numpy()))
+    x = np.random.default_rng(0).standard_normal((4, 2, 5, 5)).astype(np.float32)
+    reference(torch.tensor(x)).pow(2).sum().backward()
+
+    def halve_weight(module: Any, grads: dict) -> dict:
+        return {"weight": grads["weight"] * 0.5}
+
+    conv.register_parameter_grad_hook(halve_weight)
+    conv(hookgrad.tensor(x)).pow(2).sum().backward()
+    np.testing.assert_allclose(conv.weight.grad.numpy(), reference.weight.grad.numpy() * 0.5,
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(conv.bias.grad.numpy(), reference.bias.grad.numpy(),
+                               rtol=1e-4, atol=1e-4)
