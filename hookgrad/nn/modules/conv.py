@@ -31,6 +31,15 @@ class _ConvNd(Module):
 
     _dims = 2
     transposed = False
+    _conv: Any = None  # the functional form: F.conv1d / F.conv2d
+
+    def forward(self, input: Tensor) -> Tensor:
+        padding = self.padding
+        if self.padding_mode != "zeros":
+            input, padding = self._padded(input), 0
+        return type(self)._conv(
+            input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups
+        )
 
     def __init__(
         self,
@@ -138,6 +147,7 @@ class Conv1d(_ConvNd):
     """
 
     _dims = 1
+    _conv = staticmethod(F.conv1d)
 
     def __init__(
         self,
@@ -164,21 +174,6 @@ class Conv1d(_ConvNd):
             bias,
             padding_mode,
             dtype=dtype,
-        )
-
-    def forward(self, input: Tensor) -> Tensor:
-        if self.padding_mode != "zeros":
-            return F.conv1d(
-                self._padded(input),
-                self.weight,
-                self.bias,
-                self.stride,
-                0,
-                self.dilation,
-                self.groups,
-            )
-        return F.conv1d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
         )
 
 
@@ -193,6 +188,8 @@ class Conv2d(_ConvNd):
         conv(hookgrad.randn(64, 1, 28, 28)).shape   # hookgrad.Size([64, 32, 26, 26])
     """
 
+    _conv = staticmethod(F.conv2d)
+
     def __init__(
         self,
         in_channels: int,
@@ -218,21 +215,6 @@ class Conv2d(_ConvNd):
             bias,
             padding_mode,
             dtype=dtype,
-        )
-
-    def forward(self, input: Tensor) -> Tensor:
-        if self.padding_mode != "zeros":
-            return F.conv2d(
-                self._padded(input),
-                self.weight,
-                self.bias,
-                self.stride,
-                0,
-                self.dilation,
-                self.groups,
-            )
-        return F.conv2d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
         )
 
 
