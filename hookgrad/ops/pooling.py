@@ -238,7 +238,7 @@ def avg_pool2d_op(
         average_matrix(n, k, s, p, ceil_mode, count_include_pad, divide)
         for n, k, s, p in zip(size, kernel_size, stride, padding)
     )
-    scale = 1.0 if divide else 1.0 / divisor_override
+    scale = 1.0 if divisor_override is None else 1.0 / divisor_override
     return SeparablePool(rows, cols, scale, "AvgPool2DBackward0")
 
 

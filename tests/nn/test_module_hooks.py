@@ -789,7 +789,9 @@ def test_parameter_grad_hook_replaces_conv2d_grads_with_batch(torch: Any) -> Non
 
     conv.register_parameter_grad_hook(halve_weight)
     conv(hookgrad.tensor(x)).pow(2).sum().backward()
-    np.testing.assert_allclose(conv.weight.grad.numpy(), reference.weight.grad.numpy() * 0.5,
-                               rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(conv.bias.grad.numpy(), reference.bias.grad.numpy(),
-                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        conv.weight.grad.numpy(), reference.weight.grad.numpy() * 0.5, rtol=1e-4, atol=1e-4
+    )
+    np.testing.assert_allclose(
+        conv.bias.grad.numpy(), reference.bias.grad.numpy(), rtol=1e-4, atol=1e-4
+    )

@@ -121,7 +121,8 @@ def adaptive_avg_pool2d(input: Any, output_size: IntOrPair | Sequence[int | None
     size = tuple(input.shape[-2:])
     if isinstance(output_size, int):
         output_size = (output_size, output_size)
-    out = tuple(n if o is None else int(o) for n, o in zip(size, output_size))
+    height, width = (n if o is None else int(o) for n, o in zip(size, output_size))
+    out = (height, width)
     if out == (1, 1):
         return input.mean((-1, -2), keepdim=True)
     return apply(adaptive_avg_pool2d_op(size, out), input)

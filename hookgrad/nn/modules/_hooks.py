@@ -344,7 +344,7 @@ class BackwardHooks:
                         "supported. Pass a clone() of the view instead."
                     )
                 tensor._rebase_history(alias._grad_fn, alias._output_nr)
-                tensor = tensor.__dict__.get("_module_input")
+                tensor = tensor.__dict__.get("_module_input")  # type: ignore[assignment]
 
     def _grad_inputs_ready(self, grads: list[Any]) -> tuple[Any, ...]:
         """The input node's backward: call the full backward hooks on ``grad_input``."""

@@ -33,6 +33,9 @@ class _ConvNd(Module):
     transposed = False
     _conv: Any = None  # the functional form: F.conv1d / F.conv2d
 
+    padding: Any  # an int tuple, or "same" / "valid"
+    output_padding: Any
+
     def forward(self, input: Tensor) -> Tensor:
         padding = self.padding
         if self.padding_mode != "zeros":
