@@ -20,6 +20,7 @@ from typing import Any
 
 from hookgrad import grad_mode
 from hookgrad.graph import anomaly
+from hookgrad.graph.version import VersionCounter
 
 INFERENCE_SAVE_MESSAGE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
@@ -140,11 +141,15 @@ def save_output(output: Any, output_nr: int) -> SavedTensor:
     """
     saved = _new(SavedTensor)
     saved._output_nr = output_nr
-    counter = output._shared_version_counter()
+    counter = output._version_counter
+    if counter is None:
+        counter = output._version_counter = VersionCounter()
     if _pushed and hooks_state.stack:
         saved._pack(_innermost_hooks(), output, output)
         return saved
-    alias = output._alias()
+    # NOTE: op outputs are plain tensors: a bare copy of the object is the cheapest alias.
+    alias = _new(type(output))
+    alias._data = output._data
     alias._version_counter = counter
     saved._value = alias
     if counter.value:

@@ -278,8 +278,7 @@ def _save(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...])
     conditions = _saved_for_cache[cls] if cls in _saved_for_cache else _saved_for(cls)
     meta = op._input_meta
     for name in op.saves:
-        users = conditions.get(name) if conditions is not None else None
-        if users is not None and all(meta[i] is None for i in users):
+        if conditions is not None and _unneeded(conditions.get(name), meta):
             saved.append(save_constant(None))
         elif name == "result":
             saved.append(save_output(outputs[0], 0))
@@ -292,6 +291,16 @@ def _save(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...])
                 raise RuntimeError(INFERENCE_SAVE_MESSAGE)
             saved.append(save_input(value))
     return tuple(saved)
+
+
+def _unneeded(users: tuple[int, ...] | None, meta: tuple[Any, ...]) -> bool:
+    """True when none of the inputs whose gradients use a saved value need one."""
+    if users is None:
+        return False
+    for index in users:
+        if meta[index] is not None:
+            return False
+    return True
 
 
 # Per op class: ``saved_for`` with input names turned into input indices (None: no rule).

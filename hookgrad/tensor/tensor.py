@@ -18,6 +18,7 @@ import numpy as np
 from hookgrad import grad_mode
 from hookgrad.graph.accumulate import AccumulateGrad, CopyBackwards
 from hookgrad.graph.node import Node
+from hookgrad.graph.version import VersionCounter
 from hookgrad.hooks import HookDict, RemovableHandle, add_hook
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes, views
@@ -57,15 +58,6 @@ DETACH_VIEW_MESSAGE = (
     "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
     "torch/optim/optimizer.py as the solution."
 )
-
-
-class VersionCounter:
-    """A mutable count of in-place changes, shared by tensors that share data."""
-
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value = 0
 
 
 class CreationMeta:
@@ -360,10 +352,6 @@ class Tensor(
         self._grad_fn = None
         self._requires_grad = False
         return self
-
-    def _alias(self) -> Tensor:
-        """A detached tensor sharing the data (used to save an op's own output)."""
-        return Tensor._make(self._data)
 
     def _as_output_of(self, node: Any, output_nr: int) -> Tensor:
         """A tensor sharing this data with ``node`` as its ``grad_fn``."""

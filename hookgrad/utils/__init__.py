@@ -2,5 +2,16 @@
 visualisation and diagnostics."""
 
 from hookgrad.utils import checkpoint, hooks
+from hookgrad.utils.attribution import grad_cam, guided_backprop, saliency
+from hookgrad.utils.dot import make_dot
+from hookgrad.utils.monitor import GradientMonitor
 
-__all__ = ["checkpoint", "hooks"]
+__all__ = [
+    "GradientMonitor",
+    "checkpoint",
+    "grad_cam",
+    "guided_backprop",
+    "hooks",
+    "make_dot",
+    "saliency",
+]
