@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad import grad_mode
+from hookgrad import grad_mode, hooks
 from hookgrad.graph import anomaly
 from hookgrad.graph.node import Edge, Node
-from hookgrad.hooks import hook_name
+from hookgrad.hooks import call_hook, hook_name
 
 _task_ids = itertools.count()
 
@@ -108,6 +108,8 @@ def run_backward(
     grad_mode._set_grad_enabled(create_graph)
     # Anomaly mode is read once per pass: when it is off, nodes run unchecked.
     run_node = _run_node_checked if anomaly.state.enabled else _run_node
+    if hooks._tracers:
+        run_node = hooks.trace_pass(roots, run_node)
     try:
         # NOTE: backward formulas meet inf / nan (e.g. masked-out places) where torch is
         # silent; NumPy's floating-point warnings are off for the whole pass.
@@ -291,7 +293,7 @@ def _run_node(task: _GraphTask, node: Node, grads: list[Any]) -> tuple[Any, ...]
         _capture(task, node, grads)
     if node._pre_hooks:
         for hook in tuple(node._pre_hooks.values()):
-            result = hook(tuple(grads))
+            result = call_hook("node_pre", node, hook, tuple(grads))
             if result is not None:
                 grads = list(_check_hook_result(hook, result, grads))
     if grads[0] is None and not node._runs_without_grads and all(g is None for g in grads):
@@ -303,7 +305,7 @@ def _run_node(task: _GraphTask, node: Node, grads: list[Any]) -> tuple[Any, ...]
     if node._post_hooks:
         grad_outputs = tuple(grads)
         for hook in tuple(node._post_hooks.values()):
-            result = hook(grad_inputs, grad_outputs)
+            result = call_hook("node_post", node, hook, grad_inputs, grad_outputs)
             if result is not None:
                 grad_inputs = _check_hook_result(hook, result, grad_inputs)
     return grad_inputs
@@ -350,7 +352,7 @@ def _call_tensor_pre_hooks(node: Node, grads: list[Any]) -> list[Any]:
         for output_nr, hooks in node._tensor_pre_hooks:
             for hook in tuple(hooks.values()):
                 grad = grads[output_nr]
-                result = hook(grad)
+                result = call_hook("tensor", (node, output_nr), hook, grad)
                 if result is not None:
                     _check_single_result(hook, grad, result)
                     grads[output_nr] = result

@@ -82,3 +82,32 @@ class MultiHandle(RemovableHandle):
 def hook_name(hook: Callable[..., Any]) -> str:
     """The name torch uses for a hook in error messages."""
     return getattr(hook, "__name__", type(hook).__name__)
+
+
+# -------------------------------------------------------------------- tracing switch
+
+# The active ``hookgrad.utils.trace_hooks`` recorders (all threads). Every call of a user
+# hook goes through ``call_hook``; while this list is empty that costs one truthiness test.
+_tracers: list[Any] = []
+
+
+def call_hook(kind: str, owner: Any, hook: Callable[..., Any], *args: Any) -> Any:
+    """Call ``hook(*args)``; inside ``trace_hooks`` the call is also recorded as a firing of
+    a ``kind`` hook owned by ``owner`` (a tensor, node, module or saved tensor)."""
+    if not _tracers:
+        return hook(*args)
+    return _tracers[-1].call(kind, owner, hook, args)
+
+
+def trace_pass(roots: Any, run_node: Callable[..., Any]) -> Callable[..., Any]:
+    """Inside ``trace_hooks``: report a backward pass from ``roots`` and each node it runs."""
+    tracers = tuple(_tracers)
+    for tracer in tracers:
+        tracer.pass_started(roots)
+
+    def run(task: Any, node: Any, grads: Any) -> Any:
+        for tracer in tracers:
+            tracer.node_ran(node)
+        return run_node(task, node, grads)
+
+    return run

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from hookgrad import engine
 from hookgrad.graph import saved
 from hookgrad.graph.node import Node
-from hookgrad.hooks import MultiHandle, RemovableHandle
+from hookgrad.hooks import MultiHandle, RemovableHandle, call_hook
 
 __all__ = [
     "GradientEdge",
@@ -73,7 +73,7 @@ def _register_all(tensors: tuple[Any, ...], fn: Callable[..., Any]) -> list[Remo
                     grads = pending.pop(task)
                     del seen[task], expected[task]
             if done:
-                fn(grads)
+                call_hook("multi_grad", tensors, fn, grads)
 
         return hook
 
@@ -90,7 +90,7 @@ def _register_any(tensors: tuple[Any, ...], fn: Callable[..., Any]) -> list[Remo
             if task in fired:
                 return
             fired.add(task)
-        fn(grad)
+        call_hook("multi_grad", tensors, fn, grad)
 
     return [t.register_hook(hook) for t in tensors if t.requires_grad]
 

@@ -6,6 +6,7 @@ import threading
 from typing import Any
 
 from hookgrad.graph.node import Node, next_sequence_nr
+from hookgrad.hooks import call_hook
 
 # NOTE: one lock for every leaf: concurrent backward passes sharing a leaf must not
 # lose an accumulation; contention is negligible next to the arithmetic.
@@ -41,7 +42,7 @@ class AccumulateGrad(Node):
             hooks = variable._post_accumulate_grad_hooks
             if hooks:
                 for hook in tuple(hooks.values()):
-                    if hook(variable) is not None:
+                    if call_hook("post_accumulate", variable, hook, variable) is not None:
                         raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 

@@ -21,6 +21,7 @@ from typing import Any
 from hookgrad import grad_mode
 from hookgrad.graph import anomaly
 from hookgrad.graph.version import VersionCounter
+from hookgrad.hooks import call_hook
 
 INFERENCE_SAVE_MESSAGE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
@@ -229,7 +230,7 @@ class SavedTensor:
         enabled = state.grad_enabled
         state.grad_enabled = False
         try:
-            packed = pack_hook(argument)
+            packed = call_hook("pack", self, pack_hook, argument)
         finally:
             state.grad_enabled = enabled
         if tensor._version != version:
@@ -257,7 +258,7 @@ class SavedTensor:
         check, since the hooks may store anything)."""
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        data = self._unpack_hook(self._packed)  # type: ignore[misc]
+        data = call_hook("unpack", self, self._unpack_hook, self._packed)  # type: ignore[arg-type]
         if not hasattr(data, "_data") or not hasattr(data, "grad_fn"):
             raise TypeError(
                 "Output of saved tensor unpack_hook expected to be a Tensor but got result of "

@@ -5,6 +5,7 @@ from hookgrad.utils import checkpoint, hooks
 from hookgrad.utils.attribution import grad_cam, guided_backprop, saliency
 from hookgrad.utils.dot import make_dot
 from hookgrad.utils.monitor import GradientMonitor
+from hookgrad.utils.trace import trace_hooks
 
 __all__ = [
     "GradientMonitor",
@@ -14,4 +15,5 @@ __all__ = [
     "hooks",
     "make_dot",
     "saliency",
+    "trace_hooks",
 ]

@@ -35,7 +35,7 @@ from typing import Any
 from hookgrad import grad_mode
 from hookgrad.graph import anomaly
 from hookgrad.graph.node import Node, next_sequence_nr
-from hookgrad.hooks import HookDict, RemovableHandle, hook_name
+from hookgrad.hooks import HookDict, RemovableHandle, call_hook, hook_name
 from hookgrad.tensor import Tensor
 from hookgrad.tensor.creation import zeros_like
 from hookgrad.tensor.views import LEAF_INPLACE_MESSAGE
@@ -114,7 +114,7 @@ def run_forward_pre_hooks(
     with_kwargs = module._forward_pre_hooks_with_kwargs
     for hook_id, hook in (*global_forward_pre_hooks.items(), *module._forward_pre_hooks.items()):
         if hook_id in with_kwargs:
-            result = hook(module, args, kwargs)
+            result = call_hook("module_forward_pre", module, hook, module, args, kwargs)
             if result is None:
                 continue
             if not (isinstance(result, tuple) and len(result) == 2):
@@ -124,7 +124,7 @@ def run_forward_pre_hooks(
                 )
             args, kwargs = result
         else:
-            result = hook(module, args)
+            result = call_hook("module_forward_pre", module, hook, module, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
     return args, kwargs
@@ -156,9 +156,9 @@ def run_forward_hooks(
         if always_call:
             called.add(hook_id)
         if with_kwargs:
-            new_result = hook(module, args, kwargs, result)
+            new_result = call_hook("module_forward", module, hook, module, args, kwargs, result)
         else:
-            new_result = hook(module, args, result)
+            new_result = call_hook("module_forward", module, hook, module, args, result)
         if new_result is not None:
             result = new_result
     return result
@@ -174,7 +174,9 @@ def run_always_called_hooks(
             continue
         try:
             new_result = (
-                hook(module, args, kwargs, result) if with_kwargs else hook(module, args, result)
+                call_hook("module_forward", module, hook, module, args, kwargs, result)
+                if with_kwargs
+                else call_hook("module_forward", module, hook, module, args, result)
             )
             if new_result is not None:
                 result = new_result
@@ -358,7 +360,9 @@ class BackwardHooks:
             self.n_inputs,
         )
         for hook in self.hooks:
-            result = hook(self.module, grad_inputs, self.grad_outputs)
+            result = call_hook(
+                "module_backward", self.module, hook, self.module, grad_inputs, self.grad_outputs
+            )
             if result is not None:
                 grad_inputs = _check_grads(
                     "Backward hook", hook, self.module, result, grad_inputs, "grad_input"
@@ -426,7 +430,7 @@ class BackwardHooks:
         )
         received = grad_outputs
         for hook in self.pre_hooks:
-            result = hook(self.module, grad_outputs)
+            result = call_hook("module_backward_pre", self.module, hook, self.module, grad_outputs)
             if result is not None:
                 grad_outputs = _check_grads(
                     "Backward pre hook", hook, self.module, result, grad_outputs, "grad_output"
@@ -446,7 +450,9 @@ class BackwardHooks:
             warnings.warn(NO_INPUT_GRAD_WARNING, stacklevel=2)
         grad_inputs = (None,) * self.n_inputs
         for hook in self.hooks:
-            result = hook(self.module, grad_inputs, self.grad_outputs)
+            result = call_hook(
+                "module_backward", self.module, hook, self.module, grad_inputs, self.grad_outputs
+            )
             if result is not None and not (
                 isinstance(result, tuple) and all(r is None for r in result)
             ):
@@ -487,7 +493,7 @@ class ParameterGradNode(Node):
             given = grads if recurse else {n: g for n, g in grads.items() if "." not in n}
             if not given:
                 continue
-            result = hook(self.module, dict(given))
+            result = call_hook("param_grad", self.module, hook, self.module, dict(given))
             if result is not None:
                 grads.update(self._check(hook, result, given))
         return tuple(grads.get(n) for n in self.names)
