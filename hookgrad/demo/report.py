@@ -8,6 +8,7 @@ import base64
 import dataclasses
 import html
 import shutil
+import subprocess
 from typing import Any
 
 import numpy as np
@@ -150,14 +151,30 @@ def _one_per_class(labels: np.ndarray, count: int) -> np.ndarray:
 
 def _graph(model: nn.Module, result: TrainingResult) -> str:
     dot = utils.make_dot(result.first_loss, params=dict(model.named_parameters()))
-    if shutil.which("dot"):
-        svg = dot.pipe(format="svg").decode("utf-8")
-        return svg[svg.index("<svg") :]
+    svg = _render_svg(dot.source)
+    if svg is not None:
+        return svg
     return (
         "<p>Graphviz's <code>dot</code> program is not installed, so here is the graph's "
         "DOT source (paste it into any Graphviz viewer):</p>\n"
         f'<pre class="dot">{html.escape(dot.source)}</pre>'
     )
+
+
+def _render_svg(source: str) -> str | None:
+    """The graph as inline SVG, drawn by Graphviz's ``dot`` or, failing that, by the
+    ``graphviz-pure`` program the ``demo`` extra installs; None if neither is there."""
+    for program in ("dot", "graphviz-pure"):
+        path = shutil.which(program)
+        if path is None:
+            continue
+        done = subprocess.run(
+            [path, "-Tsvg"], input=source.encode(), capture_output=True, timeout=60
+        )
+        if done.returncode == 0 and b"<svg" in done.stdout:
+            svg = done.stdout.decode("utf-8")
+            return svg[svg.index("<svg") :]
+    return None
 
 
 def _hook_trace(trace: Any | None) -> str:
