@@ -168,8 +168,13 @@ def _render_svg(source: str) -> str | None:
         path = shutil.which(program)
         if path is None:
             continue
+        # NOTE: Courier's wider metrics keep node labels inside their boxes when the
+        # browser draws the SVG with its own monospace font.
         done = subprocess.run(
-            [path, "-Tsvg"], input=source.encode(), capture_output=True, timeout=60
+            [path, "-Tsvg", "-Nfontname=Courier"],
+            input=source.encode(),
+            capture_output=True,
+            timeout=60,
         )
         if done.returncode == 0 and b"<svg" in done.stdout:
             svg = done.stdout.decode("utf-8")
