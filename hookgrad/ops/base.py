@@ -8,6 +8,10 @@ from hookgrad.graph.node import Node
 from hookgrad.graph.saved import SavedTensor
 
 
+# (op class, node name) -> the subclass of that name (see ``Op._name_class``).
+_named_classes: dict[tuple[type, str], type] = {}
+
+
 class Op(Node):
     """An operation: ``forward`` on arrays, ``backward`` on gradient tensors.
 
@@ -44,9 +48,22 @@ class Op(Node):
         super().__init_subclass__(**kwargs)
         if "node_name" not in cls.__dict__:
             cls.node_name = f"{cls.__name__}Backward0"
+        # torch's node classes carry the node's name: ``type(fn).__name__ == "MulBackward0"``.
+        cls.__name__ = cls.__qualname__ = cls.node_name
 
     def name(self) -> str:
         return self.node_name
+
+    def _name_class(self) -> None:
+        """Move an instance whose ``node_name`` was chosen at run time (``SumBackward1``)
+        onto a subclass of that name, so that its type is named as torch's node."""
+        cls = type(self)
+        named = _named_classes.get((cls, self.node_name))
+        if named is None:
+            named = type(self.node_name, (cls,), {"node_name": self.node_name})
+            named.__module__ = cls.__module__
+            _named_classes[(cls, self.node_name)] = named
+        self.__class__ = named
 
     def forward(self, *arrays: Any) -> Any:
         raise NotImplementedError

@@ -245,6 +245,8 @@ def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
         edges.append(_NO_EDGE)
         meta.append(None)
     op._seq = next(_sequence)
+    if op.node_name != type(op).node_name:
+        op._name_class()
     op.next_functions = tuple(edges)
     op._input_meta = tuple(meta)
     if type(outputs) is tuple:
