@@ -1,304 +1,150 @@
-"""Arithmetic ops: add, sub, mul, div, neg, pow, where.
+"""Arithmetic ops: add, sub, mul, div, neg, pow, remainder, maximum/minimum, where.
 
-Broadcasting needs no code here: the engine sums each gradient down to its input's
-shape (and casts it to the input's dtype) after every backward.
+Every op is an entry of the derivative table (``hookgrad.ops.table``). Broadcasting
+needs no code here: the engine sums each gradient down to its input's shape (and casts
+it to the input's dtype) after every backward. A Python-number operand takes a tensor
+input's place with no edge (``x * 2``), as torch's wrapped numbers do.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from hookgrad.ops.base import Op
+from hookgrad.ops.table import entry, helper
 
 # ---------------------------------------------------------------- add / sub / neg
 
+helper("maybe_multiply(t, s)", "t if s == 1 else t * s")
 
-class Add(Op):
-    """``self + alpha * other``."""
-
-    def __init__(self, alpha: Any = 1) -> None:
-        self.alpha = alpha
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return a + b if self.alpha == 1 else a + self.alpha * b
-
-    def backward(self, grad: Any) -> Any:
-        needs = self.needs_input_grad
-        grad_b = None
-        if needs[1]:
-            grad_b = grad if self.alpha == 1 else grad * _conj(self.alpha)
-        return grad if needs[0] else None, grad_b
-
-
-class Sub(Op):
-    """``self - alpha * other``."""
-
-    def __init__(self, alpha: Any = 1) -> None:
-        self.alpha = alpha
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return a - b if self.alpha == 1 else a - self.alpha * b
-
-    def backward(self, grad: Any) -> Any:
-        needs = self.needs_input_grad
-        grad_b = None
-        if needs[1]:
-            grad_b = -grad if self.alpha == 1 else grad * (-_conj(self.alpha))
-        return grad if needs[0] else None, grad_b
-
-
-class RSub(Op):
-    """``other - alpha * self`` with a Python-number ``other``."""
-
-    node_name = "RsubBackward1"
-    input_names = ("self",)
-
-    def __init__(self, other: Any, alpha: Any = 1) -> None:
-        self.other = other
-        self.alpha = alpha
-
-    def forward(self, a: Any) -> Any:
-        return self.other - a if self.alpha == 1 else self.other - self.alpha * a
-
-    def backward(self, grad: Any) -> Any:
-        return -grad if self.alpha == 1 else grad * (-_conj(self.alpha))
-
-
-class Neg(Op):
-    input_names = ("self",)
-
-    def forward(self, a: Any) -> Any:
-        return np.negative(a)
-
-    def backward(self, grad: Any) -> Any:
-        return -grad
-
+Add = entry(
+    "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    lambda a, b, alpha: a + b if alpha == 1 else a + alpha * b,
+    self="grad",
+    other="maybe_multiply(grad, alpha.conj())",
+)
+Sub = entry(
+    "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    lambda a, b, alpha: a - b if alpha == 1 else a - alpha * b,
+    self="grad",
+    other="maybe_multiply(-grad, alpha.conj())",
+)
+# ``other - alpha * self`` with a Python-number ``other``.
+RSub = entry(
+    "rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+    lambda a, other, alpha: other - a if alpha == 1 else other - alpha * a,
+    node="RsubBackward1",
+    self="maybe_multiply(-grad, alpha.conj())",
+)
+Neg = entry("neg(Tensor self) -> Tensor", np.negative, self="grad.neg()")
 
 # ---------------------------------------------------------------- mul / div
 
-
-class Mul(Op):
-    """Elementwise product; each factor is saved only for the other's gradient."""
-
-    saves = ("other", "self")
-    saved_for = {"other": ("self",), "self": ("other",)}
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return a * b
-
-    def backward(self, grad: Any) -> Any:
-        b, a = self.unpack()
-        needs = self.needs_input_grad
-        return (grad * _conj(b) if needs[0] else None, grad * _conj(a) if needs[1] else None)
-
-
-class Div(Op):
-    """True division (``rounding_mode=None``)."""
-
-    quiet = True
-    saves = ("other", "self")
-    saved_for = {"self": ("other",)}
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return np.true_divide(a, b)
-
-    def backward(self, grad: Any) -> Any:
-        b, a = self.unpack()
-        needs = self.needs_input_grad
-        grad_a = grad / _conj(b) if needs[0] else None
-        grad_b = None
-        if needs[1]:
-            grad_b = -grad * _conj(a / (b * b))
-        return grad_a, grad_b
+# Each factor is saved only when the other one needs a gradient.
+Mul = entry(
+    "mul.Tensor(Tensor self, Tensor other) -> Tensor",
+    np.multiply,
+    self="grad * other.conj()",
+    other="grad * self.conj()",
+)
+Div = entry(
+    "div.Tensor(Tensor self, Tensor other) -> Tensor",
+    np.true_divide,
+    quiet=True,
+    self="grad / other.conj()",
+    other="-grad * ((self / other) / other).conj()",
+)
 
 
-class DivRounding(Op):
-    """Division rounded toward zero or down: piecewise constant, so zero gradient."""
-
-    quiet = True
-    node_name = "DivBackward2"
-
-    def __init__(self, rounding_mode: str) -> None:
-        self.rounding_mode = rounding_mode
-
-    def forward(self, a: Any, b: Any) -> Any:
-        if self.rounding_mode == "floor":
-            return np.floor_divide(a, b)
-        quotient = np.true_divide(a, b)
-        return np.trunc(quotient).astype(np.result_type(a, b), copy=False)
-
-    def backward(self, grad: Any) -> Any:
-        zero = grad * 0
-        return zero if self.needs_input_grad[0] else None, zero if self.needs_input_grad[
-            1
-        ] else None
+def _div_rounding(a: Any, b: Any, rounding_mode: str) -> Any:
+    if rounding_mode == "floor":
+        return np.floor_divide(a, b)
+    quotient = np.true_divide(a, b)
+    return np.trunc(quotient).astype(np.result_type(a, b), copy=False)
 
 
-class Remainder(Op):
-    """``self - floor(self / other) * other``; d/dself = 1, d/dother = -floor(self/other)."""
-
-    node_name = "RemainderBackward1"
-    quiet = True
-    saves = ("other", "self")
-    saved_for = {"other": ("other",), "self": ("other",)}
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return np.remainder(a, b)
-
-    def backward(self, grad: Any) -> Any:
-        b, a = self.unpack()
-        grad_b = None
-        if self.needs_input_grad[1]:
-            grad_b = -grad * a.div(b, rounding_mode="floor")
-        return grad if self.needs_input_grad[0] else None, grad_b
-
-
-class RemainderScalar(Remainder):
-    """``self % other`` with a Python-number ``other``."""
-
-    node_name = "RemainderBackward0"
-
-
-class Maximum(Op):
-    """Elementwise maximum; at ties each input gets half the gradient."""
-
-    saves = ("other", "self")
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return np.maximum(a, b)
-
-    def backward(self, grad: Any) -> Any:
-        b, a = self.unpack()
-        return _split_ties(grad, a > b, a == b, self.needs_input_grad)
-
-
-class Minimum(Op):
-    """Elementwise minimum; at ties each input gets half the gradient."""
-
-    saves = ("other", "self")
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return np.minimum(a, b)
-
-    def backward(self, grad: Any) -> Any:
-        b, a = self.unpack()
-        return _split_ties(grad, a < b, a == b, self.needs_input_grad)
-
-
-def _split_ties(grad: Any, first_wins: Any, tie: Any, needs: tuple[bool, ...]) -> Any:
-    half = grad / 2
-    zero = grad.new_zeros(())
-    grad_a = grad_b = None
-    if needs[0]:
-        grad_a = grad.where(first_wins, half.where(tie, zero))
-    if needs[1]:
-        grad_b = zero.where(first_wins, half.where(tie, grad))
-    return grad_a, grad_b
-
+# Division rounded toward zero or down: piecewise constant, so a zero gradient.
+DivRounding = entry(
+    "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+    _div_rounding,
+    node="DivBackward2",
+    quiet=True,
+    self="zeros_like(grad)",
+    other="zeros_like(grad)",
+)
+# ``self - floor(self / other) * other``; with a Python-number ``other`` it gets no edge.
+Remainder = entry(
+    "remainder.Tensor(Tensor self, Tensor other) -> Tensor",
+    np.remainder,
+    node="RemainderBackward1",
+    quiet=True,
+    self="grad",
+    other="-grad * self.div(other, rounding_mode='floor')",
+)
+RemainderScalar = entry(
+    "remainder.Scalar(Tensor self, Tensor other) -> Tensor",
+    np.remainder,
+    node="RemainderBackward0",
+    quiet=True,
+    self="grad",
+)
+# At ties each input gets half the gradient.
+Maximum = entry(
+    "maximum(Tensor self, Tensor other) -> Tensor",
+    np.maximum,
+    self="where(self == other, grad / 2, grad).masked_fill(self < other, 0)",
+    other="where(self == other, grad / 2, grad).masked_fill(self > other, 0)",
+)
+Minimum = entry(
+    "minimum(Tensor self, Tensor other) -> Tensor",
+    np.minimum,
+    self="where(self == other, grad / 2, grad).masked_fill(self > other, 0)",
+    other="where(self == other, grad / 2, grad).masked_fill(self < other, 0)",
+)
 
 # ---------------------------------------------------------------- pow
 
-
-class PowScalar(Op):
-    """``self ** exponent`` with a Python-number exponent."""
-
-    quiet = True
-    node_name = "PowBackward0"
-    input_names = ("self",)
-    saves = ("self",)
-
-    def __init__(self, exponent: Any) -> None:
-        self.exponent = exponent
-
-    def forward(self, a: Any) -> Any:
-        return np.power(a, self.exponent)
-
-    def backward(self, grad: Any) -> Any:
-        (a,) = self.unpack()
-        exponent = self.exponent
-        if exponent == 0:
-            return grad * 0
-        return grad * _conj(a.pow(exponent - 1) * exponent)
-
-
-class Pow(Op):
-    """``self ** exponent`` with a tensor exponent."""
-
-    quiet = True
-    node_name = "PowBackward1"
-    input_names = ("self", "exponent")
-    saves = ("exponent", "self", "result")
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return np.power(a, b)
-
-    def backward(self, grad: Any) -> Any:
-        b, a, result = self.unpack()
-        needs = self.needs_input_grad
-        grad_a = grad_b = None
-        if needs[0]:
-            grad_a = (grad * _conj(b * a.pow(b - 1))).masked_fill(b == 0, 0)
-        if needs[1]:
-            grad_b = grad * _conj(result * a.log())
-            # 0 ** b has a zero gradient in b for real b >= 0 (torch's condition)
-            grad_b = grad_b.masked_fill((a == 0) & _nonnegative_real(b), 0)
-        return grad_a, grad_b
-
-
-class RPow(Op):
-    """``base ** exponent`` with a Python-number base."""
-
-    quiet = True
-    node_name = "PowBackward2"
-    input_names = ("exponent",)
-    saves = ("exponent", "result")
-
-    def __init__(self, base: Any) -> None:
-        self.base = base
-
-    def forward(self, b: Any) -> Any:
-        return np.power(self.base, b)
-
-    def backward(self, grad: Any) -> Any:
-        b, result = self.unpack()
-        if self.base == 0:
-            # d/db 0 ** b is 0 for real b >= 0 and -inf * 0 ** b (= -inf) for b < 0
-            return (grad * _conj(result * -math.inf)).masked_fill(_nonnegative_real(b), 0)
-        return grad * _conj(result * np.log(self.base).item())  # item(): a Python number
-
-
-def _nonnegative_real(b: Any) -> Any:
-    """Where the exponent ``b`` is a real number >= 0 (a zero imaginary part if complex)."""
-    mask = b.real >= 0
-    return mask & (b.imag == 0) if b.is_complex() else mask
-
+# Where the exponent is a real number >= 0 (a zero imaginary part if complex): there
+# ``0 ** b`` has a zero gradient in ``b`` (torch's condition).
+helper("nonnegative_real(b)", "((b.real >= 0) & (b.imag == 0)) if b.is_complex() else (b >= 0)")
+helper(
+    "pow_backward(grad, self, exponent)",
+    "zeros_like(grad) if exponent == 0 else grad * (exponent * self.pow(exponent - 1)).conj()",
+)
+PowScalar = entry(
+    "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
+    np.power,
+    node="PowBackward0",
+    quiet=True,
+    self="pow_backward(grad, self, exponent)",
+)
+Pow = entry(
+    "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
+    np.power,
+    node="PowBackward1",
+    quiet=True,
+    self="(grad * (exponent * self.pow(exponent - 1)).conj()).masked_fill(exponent == 0, 0)",
+    exponent="(grad * (result * self.log()).conj())"
+    ".masked_fill((self == 0) & nonnegative_real(exponent), 0)",
+)
+# ``base ** exponent`` with a Python-number base; d/db 0 ** b is 0 for real b >= 0 and
+# -inf * 0 ** b (= -inf) for b < 0.
+RPow = entry(
+    "pow.Scalar(Scalar self, Tensor exponent) -> Tensor",
+    lambda exponent, base: np.power(base, exponent),
+    node="PowBackward2",
+    quiet=True,
+    exponent="(grad * (result * -inf).conj()).masked_fill(nonnegative_real(exponent), 0)"
+    " if self == 0 else grad * (result * self.log()).conj()",
+)
 
 # ---------------------------------------------------------------- where
 
-
-class Where(Op):
-    """``where(condition, self, other)``; the condition gets no gradient."""
-
-    input_names = ("condition", "self", "other")
-    saves = ("condition",)
-
-    def forward(self, condition: Any, a: Any, b: Any) -> Any:
-        return np.where(condition, a, b)
-
-    def backward(self, grad: Any) -> Any:
-        (condition,) = self.unpack()
-        needs = self.needs_input_grad
-        zero = grad.new_zeros(())
-        return (
-            None,
-            grad.where(condition, zero) if needs[1] else None,
-            zero.where(condition, grad) if needs[2] else None,
-        )
-
-
-def _conj(value: Any) -> Any:
-    """The complex conjugate of a tensor or Python number (itself when real)."""
-    return value.conjugate() if not isinstance(value, (int, float)) else value
+# The condition gets no gradient.
+Where = entry(
+    "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+    np.where,
+    self="where(condition, grad, 0)",
+    other="where(condition, 0, grad)",
+)

@@ -7,7 +7,6 @@ from typing import Any
 from hookgrad.graph.node import Node
 from hookgrad.graph.saved import SavedTensor
 
-
 # (op class, node name) -> the subclass of that name (see ``Op._name_class``).
 _named_classes: dict[tuple[type, str], type] = {}
 
