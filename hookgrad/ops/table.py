@@ -154,18 +154,16 @@ def node_name(op_name: str, overload_index: int = 0) -> str:
 
 
 class Formula:
-    """One derivative formula: its source, the names it reads (in order), and the two
-    functions compiled from it (on arrays, on tensors)."""
+    """One derivative formula: its source, the names it reads (in order), and its
+    expression on tensors and on arrays (where methods are ``array_api`` functions)."""
 
     def __init__(self, source: str, known: set[str], params: set[str] = frozenset()) -> None:
         self.source = source
         tree = ast.parse(source.strip(), mode="eval").body
         tree = _Derived(known, set(params)).visit(tree)
         self.reads = _reads(tree, known)
-        self.on_tensors = _compile(tree, self.reads, TENSOR_NAMESPACE)
-        self.on_arrays = _compile(
-            _MethodsAsFunctions().visit(_copy(tree)), self.reads, ARRAY_NAMESPACE
-        )
+        self.on_tensors = ast.unparse(tree)
+        self.on_arrays = ast.unparse(_MethodsAsFunctions().visit(_copy(tree)))
 
 
 class _Derived(ast.NodeTransformer):
@@ -231,18 +229,92 @@ def _reads(tree: ast.AST, known: set[str]) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def _compile(tree: ast.AST, reads: tuple[str, ...], namespace: dict[str, Any]) -> Any:
-    """``lambda <reads>: <tree>`` with ``namespace`` as its globals."""
-    arguments = ast.arguments(
-        posonlyargs=[],
-        args=[ast.arg(arg=name) for name in reads],
-        kwonlyargs=[],
-        kw_defaults=[],
-        defaults=[],
-    )
-    lambda_ = ast.Expression(body=ast.Lambda(args=arguments, body=tree))
-    ast.fix_missing_locations(lambda_)
-    return eval(compile(lambda_, "<derivative formula>", "eval"), namespace)
+def _function(source: str, name: str, namespace: dict[str, Any]) -> Any:
+    """The function ``name`` defined by ``source``, with ``namespace`` as its globals."""
+    code = compile(source, f"<derivative table: {name}>", "exec")
+    scope: dict[str, Any] = {}
+    exec(code, namespace, scope)  # noqa: S102 (the table's own generated code)
+    return scope[name]
+
+
+def _backward_source(
+    name: str, formulas: tuple[Formula | None, ...], saves: tuple[str, ...], on_arrays: bool
+) -> str:
+    """The source of one node class's backward, straight-line, in one mode.
+
+    On arrays it reads ``grad``'s and the saved tensors' arrays and wraps each gradient
+    as a tensor; on tensors it works on tensors throughout (a saved Python number is
+    wrapped, as torch wraps numbers). A formula runs only if its input needs a gradient.
+    """
+    lines = [f"def {name}(node, grad):"]
+    if on_arrays:
+        lines.append("    grad_tensor = grad")
+        lines.append("    grad = grad._data")
+    lines.append("    meta = node._input_meta")
+    if saves:
+        lines.append("    saved = node._saved")
+    unwrap = "_array" if on_arrays else "_tensor"
+    for index, value in enumerate(saves):
+        lines.append(f"    {value} = {unwrap}(saved[{index}].unpack(node))")
+    attributes = {r for f in formulas if f is not None for r in f.reads}
+    for value in sorted(attributes - {"grad", *saves}):
+        lines.append(f"    {value} = node.{value}")
+    results = []
+    for index, formula in enumerate(formulas):
+        if formula is None:
+            results.append("None")
+            continue
+        expression = formula.on_arrays if on_arrays else formula.on_tensors
+        if on_arrays:
+            # NOTE: a gradient passed on as it is (``self: grad``) keeps its tensor.
+            expression = "grad_tensor" if expression == "grad" else f"_wrap({expression})"
+        results.append(f"None if meta[{index}] is None else {expression}")
+    lines.append(f"    return ({', '.join(results)},)")
+    return "\n".join(lines) + "\n"
+
+
+_DERIVED_SOURCE = {
+    "sym_sizes": "tuple({}.shape)",
+    "sym_numel": "int({}.size)",
+    "scalar_type": "{}.dtype",
+    "dim": "{}.ndim",
+}
+
+
+def _forward(kernel: Callable[..., Any], signature: Signature, derived: list) -> Any:
+    """The node's ``forward(*arrays)``: the kernel itself when it needs nothing else,
+    else a generated function that records derived values and adds the arguments."""
+    if not signature.params and not derived:
+        return staticmethod(kernel)
+    inputs = [f"a{index}" for index in range(len(signature.inputs))]
+    lines = [f"def forward(node, {', '.join(inputs)}):"]
+    for name, index, _ in derived:
+        method = name[len(signature.inputs[index]) + 1 :]
+        lines.append(f"    node.{name} = {_DERIVED_SOURCE[method].format(inputs[index])}")
+    arguments = inputs + [f"node.{param}" for param in signature.params]
+    lines.append(f"    return kernel({', '.join(arguments)})")
+    return _function("\n".join(lines) + "\n", "forward", {"kernel": kernel})
+
+
+def _array(value: Any) -> Any:
+    """A saved value as formulas see it on arrays: a tensor's array, a number as is."""
+    return value._data if hasattr(value, "_data") else value
+
+
+def _tensor(value: Any) -> Any:
+    """A saved value as formulas see it on tensors: a number wrapped (as torch does)."""
+    if value is None or hasattr(value, "_data"):
+        return value
+    return _make(np.asarray(value))
+
+
+def _wrap(array: Any) -> Any:
+    """A gradient computed on arrays, as the tensor the engine passes on."""
+    return _make(array if type(array) is np.ndarray else np.asarray(array))
+
+
+ARRAY_NAMESPACE.update(_array=_array, _wrap=_wrap)
+TENSOR_NAMESPACE.update(_tensor=_tensor)
 
 
 # ------------------------------------------------------------------ nodes
@@ -261,43 +333,28 @@ class TableOp(Op):
     _formulas: tuple[Formula | None, ...] = ()
     _derived: tuple[tuple[str, int, Callable[[np.ndarray], Any]], ...] = ()
     _read_params: tuple[str, ...] = ()
+    # Generated by ``entry``: the backward on arrays and on tensors.
+    _on_arrays: Callable[[Any, Any], tuple[Any, ...]]
+    _on_tensors: Callable[[Any, Any], tuple[Any, ...]]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # NOTE: most ops have no non-tensor arguments: no attribute is written then.
-        if args or kwargs:
-            values = dict(zip(self.params, args))
-            values.update(kwargs)
-            for name in self.params:
-                self.__dict__[name] = values[name] if name in values else self._default(name)
-
-    @classmethod
-    def _default(cls, name: str) -> Any:
-        if name not in cls.signature.defaults:
-            raise TypeError(f"{cls.signature.name}() missing required argument '{name}'")
-        return cls.signature.defaults[name]
+        # NOTE: arguments left out keep their defaults as class attributes: most ops have
+        # none, and then nothing is written.
+        if args:
+            self.__dict__.update(zip(self.params, args))
+        if kwargs:
+            self.__dict__.update(kwargs)
 
     @staticmethod
     def kernel(*arrays: Any) -> Any:
         raise NotImplementedError
-
-    def forward(self, *arrays: Any) -> Any:
-        for name, index, function in self._derived:
-            self.__dict__[name] = function(arrays[index])
-        if self.params:
-            arguments = self.__dict__
-            params = [
-                arguments[name] if name in arguments else self._default(name)
-                for name in self.params
-            ]
-            return self.kernel(*arrays, *params)
-        return self.kernel(*arrays)
 
     def __getattr__(self, name: str) -> Any:
         try:
             return super().__getattr__(name)
         except AttributeError:
             if name.startswith("_saved_") and name[7:] in self._read_params:
-                return self._default(name[7:])
+                return getattr(self, name[7:])
             raise
 
     def __dir__(self) -> list[str]:
@@ -309,34 +366,9 @@ class TableOp(Op):
         return sorted(names)
 
     def _apply(self, grad_outputs: list[Any]) -> Any:
-        grad = grad_outputs[0]
-        on_arrays = not _state.grad_enabled
-        values: dict[str, Any] = {"grad": grad._data if on_arrays else grad}
-        if self.saves:
-            for name, saved in zip(self.saves, self._saved):
-                value = saved.unpack(self)
-                if value is not None:
-                    if on_arrays:
-                        value = getattr(value, "_data", value)
-                    elif not hasattr(value, "_data"):
-                        value = _make(np.asarray(value))  # a Python number, as torch wraps
-                values[name] = value
-        arguments = self.__dict__
-        for name in self._read_params:
-            values[name] = arguments[name] if name in arguments else self._default(name)
-        for name, _, _ in self._derived:
-            values[name] = arguments[name]
-        grad_inputs = []
-        for formula, meta in zip(self._formulas, self._input_meta):
-            if formula is None or meta is None:
-                grad_inputs.append(None)
-                continue
-            function = formula.on_arrays if on_arrays else formula.on_tensors
-            result = function(*[values[name] for name in formula.reads])
-            if on_arrays:
-                result = _make(result if type(result) is np.ndarray else np.asarray(result))
-            grad_inputs.append(result)
-        return tuple(grad_inputs)
+        if _state.grad_enabled:
+            return self._on_tensors(grad_outputs[0])
+        return self._on_arrays(grad_outputs[0])
 
 
 def entry(
@@ -409,6 +441,20 @@ def entry(
         "_derived": tuple(derived),
         "_read_params": tuple(read_params),
     }
+    for param in signature.params:
+        if hasattr(TableOp, param):
+            raise ValueError(f"{signature.name}: argument name '{param}' shadows a node attribute")
+        if param in signature.defaults:
+            attributes[param] = signature.defaults[param]
+    attributes["forward"] = _forward(kernel, signature, derived)
+    formula_list = attributes["_formulas"]
+    saved = attributes["saves"]
+    attributes["_on_arrays"] = _function(
+        _backward_source("on_arrays", formula_list, saved, True), "on_arrays", ARRAY_NAMESPACE
+    )
+    attributes["_on_tensors"] = _function(
+        _backward_source("on_tensors", formula_list, saved, False), "on_tensors", TENSOR_NAMESPACE
+    )
     cls = type(name, (TableOp,), attributes)
     # Formulas may call an entry by its name (``tanh_backward``): the first overload,
     # unless ``array_api`` (on arrays) or a public function (on tensors) has that name.
@@ -425,7 +471,7 @@ def _arguments(cls: type[TableOp], args: tuple, kwargs: dict) -> tuple[list, lis
     values = dict(zip(signature.arguments, args))
     values.update(kwargs)
     inputs = [values[name] for name in signature.inputs]
-    params = [values[name] if name in values else cls._default(name) for name in signature.params]
+    params = [values[name] if name in values else getattr(cls, name) for name in signature.params]
     return inputs, params
 
 
@@ -458,21 +504,12 @@ def helper(signature: str, source: str) -> None:
                "grad * (exponent * self.pow(exponent - 1)).conj()")
     """
     name, _, rest = signature.partition("(")
-    arguments = tuple(part.strip() for part in rest.rstrip(")").split(","))
-    formula = Formula(source, set(arguments))
-    on_arrays, on_tensors = _reordered(formula, arguments)
-    ARRAY_NAMESPACE[name] = on_arrays
-    TENSOR_NAMESPACE[name] = on_tensors
-
-
-def _reordered(formula: Formula, arguments: tuple[str, ...]) -> tuple[Any, Any]:
-    """The formula's two functions taking ``arguments`` in the helper's own order."""
-    positions = [arguments.index(name) for name in formula.reads]
-
-    def on_arrays(*args: Any) -> Any:
-        return formula.on_arrays(*[args[i] for i in positions])
-
-    def on_tensors(*args: Any) -> Any:
-        return formula.on_tensors(*[args[i] for i in positions])
-
-    return on_arrays, on_tensors
+    arguments = ", ".join(part.strip() for part in rest.rstrip(")").split(","))
+    formula = Formula(source, {part.strip() for part in arguments.split(",")})
+    for namespace, body in (
+        (ARRAY_NAMESPACE, formula.on_arrays),
+        (TENSOR_NAMESPACE, formula.on_tensors),
+    ):
+        namespace[name] = _function(
+            f"def {name}({arguments}):\n    return {body}\n", name, namespace
+        )
