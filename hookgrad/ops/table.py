@@ -329,6 +329,7 @@ class TableOp(Op):
     """
 
     signature: Signature
+    promotion = "same"
     params: tuple[str, ...] = ()
     _formulas: tuple[Formula | None, ...] = ()
     _derived: tuple[tuple[str, int, Callable[[np.ndarray], Any]], ...] = ()
@@ -377,6 +378,7 @@ def entry(
     *,
     node: str | None = None,
     quiet: bool = False,
+    promotion: str = "same",
     doc: str | None = None,
     **formulas: str,
 ) -> type[TableOp]:
@@ -385,7 +387,9 @@ def entry(
 
     ``node``: the node's name when it is not the generated one (an overload's number,
     ``PowBackward1``). ``quiet``: the kernel may divide by zero or leave its domain;
-    NumPy's warnings are off (torch is silent there). Example::
+    NumPy's warnings are off (torch is silent there). ``promotion``: the dtype the
+    public function computes in, ``"same"`` as the input or ``"float"`` (integers in the
+    default float dtype). Example::
 
         Tanh = entry("tanh(Tensor self) -> Tensor", np.tanh,
                      self="tanh_backward(grad, result)")
@@ -427,6 +431,7 @@ def entry(
         "kernel": staticmethod(kernel),
         "node_name": name,
         "quiet": quiet,
+        "promotion": promotion,
         "input_names": tuple(signature.inputs),
         "params": tuple(signature.params),
         "saves": tuple(saves),

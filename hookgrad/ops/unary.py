@@ -32,24 +32,70 @@ def _unary(schema: str, kernel: Any, formula: str, **options: Any) -> Any:
     return entry(schema, kernel, quiet=True, self=formula, **options)
 
 
+def _real(schema: str, kernel: Any, formula: str, doc: str) -> Any:
+    """A function of the reals (and complex numbers): integer and bool tensors compute in
+    the default float dtype."""
+    return _unary(schema, kernel, formula, promotion="float", doc=doc)
+
+
 # ---------------------------------------------------------------- exponentials and logs
 
-Exp = _unary("exp(Tensor self) -> Tensor", np.exp, "grad * result.conj()")
-Exp2 = _unary("exp2(Tensor self) -> Tensor", np.exp2, "grad * result.conj() * M_LN2")
-Expm1 = _unary("expm1(Tensor self) -> Tensor", np.expm1, "grad * (result.conj() + 1)")
-Log = _unary("log(Tensor self) -> Tensor", np.log, "grad.div(self.conj())")
-Log2 = _unary("log2(Tensor self) -> Tensor", np.log2, "grad / (self.conj() * M_LN2)")
-Log10 = _unary("log10(Tensor self) -> Tensor", np.log10, "grad / (self.conj() * M_LN10)")
-Log1p = _unary("log1p(Tensor self) -> Tensor", np.log1p, "grad / (self + 1).conj()")
+Exp = _real(
+    "exp(Tensor self) -> Tensor", np.exp, "grad * result.conj()", "Elementwise ``e ** input``."
+)
+Exp2 = _real(
+    "exp2(Tensor self) -> Tensor",
+    np.exp2,
+    "grad * result.conj() * M_LN2",
+    "Elementwise ``2 ** input``.",
+)
+Expm1 = _real(
+    "expm1(Tensor self) -> Tensor",
+    np.expm1,
+    "grad * (result.conj() + 1)",
+    "Elementwise ``exp(input) - 1``, accurate near 0.",
+)
+Log = _real(
+    "log(Tensor self) -> Tensor", np.log, "grad.div(self.conj())", "Elementwise natural logarithm."
+)
+Log2 = _real(
+    "log2(Tensor self) -> Tensor",
+    np.log2,
+    "grad / (self.conj() * M_LN2)",
+    "Elementwise base-2 logarithm.",
+)
+Log10 = _real(
+    "log10(Tensor self) -> Tensor",
+    np.log10,
+    "grad / (self.conj() * M_LN10)",
+    "Elementwise base-10 logarithm.",
+)
+Log1p = _real(
+    "log1p(Tensor self) -> Tensor",
+    np.log1p,
+    "grad / (self + 1).conj()",
+    "Elementwise ``log(1 + input)``, accurate near 0.",
+)
 
 # ---------------------------------------------------------------- roots and reciprocal
 
-Sqrt = _unary("sqrt(Tensor self) -> Tensor", np.sqrt, "grad / (2 * result.conj())")
-Rsqrt = _unary(
-    "rsqrt(Tensor self) -> Tensor", lambda a: 1 / np.sqrt(a), "-0.5 * grad * result.pow(3).conj()"
+Sqrt = _real(
+    "sqrt(Tensor self) -> Tensor",
+    np.sqrt,
+    "grad / (2 * result.conj())",
+    "Elementwise square root; its gradient at 0 is inf.",
 )
-Reciprocal = _unary(
-    "reciprocal(Tensor self) -> Tensor", np.reciprocal, "-grad * (result * result).conj()"
+Rsqrt = _real(
+    "rsqrt(Tensor self) -> Tensor",
+    lambda a: 1 / np.sqrt(a),
+    "-0.5 * grad * result.pow(3).conj()",
+    "Elementwise ``1 / sqrt(input)``.",
+)
+Reciprocal = _real(
+    "reciprocal(Tensor self) -> Tensor",
+    np.reciprocal,
+    "-grad * (result * result).conj()",
+    "Elementwise ``1 / input``.",
 )
 
 # ---------------------------------------------------------------- sign and magnitude
@@ -114,27 +160,71 @@ class Angle(UnaryOp):
 
 # ---------------------------------------------------------------- trigonometric
 
-Sin = _unary("sin(Tensor self) -> Tensor", np.sin, "grad * self.cos().conj()")
-Cos = _unary("cos(Tensor self) -> Tensor", np.cos, "grad * -self.sin().conj()")
-Tan = _unary("tan(Tensor self) -> Tensor", np.tan, "grad * (1 + result.pow(2)).conj()")
-Asin = _unary("asin(Tensor self) -> Tensor", np.arcsin, "grad * (-self * self + 1).rsqrt().conj()")
-Acos = _unary(
-    "acos(Tensor self) -> Tensor", np.arccos, "grad * -((-self * self + 1).rsqrt()).conj()"
+Sin = _real("sin(Tensor self) -> Tensor", np.sin, "grad * self.cos().conj()", "Elementwise sine.")
+Cos = _real(
+    "cos(Tensor self) -> Tensor", np.cos, "grad * -self.sin().conj()", "Elementwise cosine."
 )
-Atan = _unary("atan(Tensor self) -> Tensor", np.arctan, "grad / (self * self + 1).conj()")
-Sinh = _unary("sinh(Tensor self) -> Tensor", np.sinh, "grad * self.cosh().conj()")
-Cosh = _unary("cosh(Tensor self) -> Tensor", np.cosh, "grad * self.sinh().conj()")
-Tanh = _unary("tanh(Tensor self) -> Tensor", np.tanh, "tanh_backward(grad, result)")
-Asinh = _unary(
-    "asinh(Tensor self) -> Tensor", np.arcsinh, "grad * (self.pow(2) + 1).rsqrt().conj()"
+Tan = _real(
+    "tan(Tensor self) -> Tensor",
+    np.tan,
+    "grad * (1 + result.pow(2)).conj()",
+    "Elementwise tangent.",
+)
+Asin = _real(
+    "asin(Tensor self) -> Tensor",
+    np.arcsin,
+    "grad * (-self * self + 1).rsqrt().conj()",
+    "Elementwise inverse sine; NaN outside [-1, 1] for real input.",
+)
+Acos = _real(
+    "acos(Tensor self) -> Tensor",
+    np.arccos,
+    "grad * -((-self * self + 1).rsqrt()).conj()",
+    "Elementwise inverse cosine; NaN outside [-1, 1] for real input.",
+)
+Atan = _real(
+    "atan(Tensor self) -> Tensor",
+    np.arctan,
+    "grad / (self * self + 1).conj()",
+    "Elementwise inverse tangent.",
+)
+Sinh = _real(
+    "sinh(Tensor self) -> Tensor",
+    np.sinh,
+    "grad * self.cosh().conj()",
+    "Elementwise hyperbolic sine.",
+)
+Cosh = _real(
+    "cosh(Tensor self) -> Tensor",
+    np.cosh,
+    "grad * self.sinh().conj()",
+    "Elementwise hyperbolic cosine.",
+)
+Tanh = _real(
+    "tanh(Tensor self) -> Tensor",
+    np.tanh,
+    "tanh_backward(grad, result)",
+    "Elementwise hyperbolic tangent.",
+)
+Asinh = _real(
+    "asinh(Tensor self) -> Tensor",
+    np.arcsinh,
+    "grad * (self.pow(2) + 1).rsqrt().conj()",
+    "Elementwise inverse hyperbolic sine.",
 )
 # sqrt(x - 1) * sqrt(x + 1), not sqrt(x*x - 1): the right branch for complex x.
-Acosh = _unary(
+Acosh = _real(
     "acosh(Tensor self) -> Tensor",
     np.arccosh,
     "grad / ((self - 1).sqrt() * (self + 1).sqrt()).conj()",
+    "Elementwise inverse hyperbolic cosine; NaN below 1 for real input.",
 )
-Atanh = _unary("atanh(Tensor self) -> Tensor", np.arctanh, "grad * 1 / (1 - self.pow(2)).conj()")
+Atanh = _real(
+    "atanh(Tensor self) -> Tensor",
+    np.arctanh,
+    "grad * 1 / (1 - self.pow(2)).conj()",
+    "Elementwise inverse hyperbolic tangent; NaN outside [-1, 1] for real input.",
+)
 
 TanhBackward = entry(
     "tanh_backward(Tensor grad_output, Tensor output) -> Tensor",
@@ -154,7 +244,12 @@ def _sigmoid(a: Any) -> Any:
     return np.where(a >= 0, 1, small) / (1 + small)
 
 
-Sigmoid = _unary("sigmoid(Tensor self) -> Tensor", _sigmoid, "sigmoid_backward(grad, result)")
+Sigmoid = _real(
+    "sigmoid(Tensor self) -> Tensor",
+    _sigmoid,
+    "sigmoid_backward(grad, result)",
+    "Elementwise logistic function ``1 / (1 + exp(-input))``.",
+)
 SigmoidBackward = entry(
     "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor",
     lambda grad_output, output: grad_output * np.conj((1 - output) * output),

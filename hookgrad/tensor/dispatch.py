@@ -107,11 +107,7 @@ def write_inplace(target: Any, array: np.ndarray) -> None:
     to ``target``'s (not float to int, complex to real, or anything to bool).
     """
     data = target._data
-    if array.dtype != data.dtype and not _can_cast(array.dtype, data.dtype):
-        raise RuntimeError(
-            f"result type {_type_name(array.dtype)} can't be cast to the desired output type "
-            f"{_type_name(data.dtype)}"
-        )
+    check_cast(array.dtype, data.dtype)
     if array.shape != data.shape:
         raise RuntimeError(
             f"output with shape {list(data.shape)} doesn't match the broadcast shape "
@@ -127,6 +123,16 @@ def write_inplace(target: Any, array: np.ndarray) -> None:
         raise RuntimeError("the tensor's memory is read-only (a non-writable NumPy array)")
     np.copyto(data, array, casting="unsafe")
     target._bump_version()
+
+
+def check_cast(source: np.dtype, target: np.dtype) -> None:
+    """torch's error when a result of dtype ``source`` may not be written into a tensor
+    of dtype ``target`` (in place or ``out=``)."""
+    if source != target and not _can_cast(source, target):
+        raise RuntimeError(
+            f"result type {_type_name(source)} can't be cast to the desired output type "
+            f"{_type_name(target)}"
+        )
 
 
 def _can_cast(source: np.dtype, target: np.dtype) -> bool:

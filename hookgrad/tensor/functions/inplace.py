@@ -56,7 +56,7 @@ from hookgrad.tensor.functions.indexing import (
     scatter,
     scatter_add,
 )
-from hookgrad.tensor.functions.unary import abs, clamp, clamp_max, clamp_min, log
+from hookgrad.tensor.functions.unary import abs, clamp, clamp_max, clamp_min
 from hookgrad.tensor.promotion import binary_arrays, is_scalar
 from hookgrad.tensor.views import check_inplace, rebase_inplace
 
@@ -272,37 +272,62 @@ def neg_(input: Any) -> Any:
 # ---------------------------------------------------------------- elementwise functions
 
 
-def _floating_(input: Any, op: Any) -> Any:
-    """A real-valued function in place: an integer ``input`` cannot take the float result."""
-    data = input._data
-    if data.dtype.kind not in "fc":
-        data = data.astype(dtypes.get_default_dtype().np)
-    return _inplace_op(input, op, (), (data,))
+def inplace_variant(cls: Any) -> Callable[..., Any]:
+    """The in-place variant of a one-tensor table entry (``exp_`` of ``exp``).
+
+    An entry computing in float (``promotion="float"``) refuses an integer tensor, which
+    cannot take its float result (torch's error). When the node saves ``self``, it saves
+    a copy of the old value (torch's "original self"); a saved result is the tensor.
+    """
+    name = f"{cls.signature.name}_"
+    to_float = cls.promotion == "float"
+    copy = "self" in cls.saves
+
+    def function(input: Any, *args: Any, **kwargs: Any) -> Any:
+        data = input._data
+        if to_float and data.dtype.kind not in "fc":
+            data = data.astype(dtypes.get_default_dtype().np)
+        return _inplace_op(input, cls(*args, **kwargs), (), (data,), copy=copy)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``input = {cls.signature.name}(input)`` in place; returns ``input``."
+    return function
 
 
-def exp_(input: Any) -> Any:
-    """``input = exp(input)`` in place."""
-    return _floating_(input, unary_ops.Exp())
-
-
-def log_(input: Any) -> Any:
-    """``input = log(input)`` in place."""
-    return _inplace(input, log, copy=True)
-
-
-def sqrt_(input: Any) -> Any:
-    """``input = sqrt(input)`` in place."""
-    return _floating_(input, unary_ops.Sqrt())
-
-
-def sigmoid_(input: Any) -> Any:
-    """``input = sigmoid(input)`` in place."""
-    return _floating_(input, unary_ops.Sigmoid())
-
-
-def tanh_(input: Any) -> Any:
-    """``input = tanh(input)`` in place."""
-    return _floating_(input, unary_ops.Tanh())
+# The in-place variants of the real functions of the table, by name (``exp_`` ...).
+REAL_INPLACE = {
+    f"{cls.signature.name}_": inplace_variant(cls)
+    for cls in (
+        unary_ops.Exp,
+        unary_ops.Exp2,
+        unary_ops.Expm1,
+        unary_ops.Log,
+        unary_ops.Log2,
+        unary_ops.Log10,
+        unary_ops.Log1p,
+        unary_ops.Sqrt,
+        unary_ops.Rsqrt,
+        unary_ops.Reciprocal,
+        unary_ops.Sin,
+        unary_ops.Cos,
+        unary_ops.Tan,
+        unary_ops.Asin,
+        unary_ops.Acos,
+        unary_ops.Atan,
+        unary_ops.Sinh,
+        unary_ops.Cosh,
+        unary_ops.Tanh,
+        unary_ops.Asinh,
+        unary_ops.Acosh,
+        unary_ops.Atanh,
+        unary_ops.Sigmoid,
+    )
+}
+exp_ = REAL_INPLACE["exp_"]
+log_ = REAL_INPLACE["log_"]
+sqrt_ = REAL_INPLACE["sqrt_"]
+sigmoid_ = REAL_INPLACE["sigmoid_"]
+tanh_ = REAL_INPLACE["tanh_"]
 
 
 def relu_(input: Any) -> Any:
@@ -579,3 +604,7 @@ class InplaceMethods:
 
 clip_ = clamp_
 negative_ = neg_
+
+
+for _name, _function in REAL_INPLACE.items():
+    setattr(InplaceMethods, _name, _function)

@@ -17,6 +17,7 @@ from hookgrad.ops import unary as ops
 from hookgrad.tensor import dtypes
 from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import apply_arrays, wrap_constant
+from hookgrad.tensor.functions.generated import public
 from hookgrad.tensor.promotion import float_arrays, is_scalar
 
 __all__ = [
@@ -130,52 +131,34 @@ def _same_dtype(op: Any, input: Any, function: str) -> Any:
 # ---------------------------------------------------------------- exponentials and logs
 
 
-def exp(input: Any) -> Any:
-    """Elementwise ``e ** input``."""
-    return _floating(ops.Exp(), input, "exp")
+exp = public(ops.Exp)
 
 
-def exp2(input: Any) -> Any:
-    """Elementwise ``2 ** input``."""
-    return _floating(ops.Exp2(), input, "exp2")
+exp2 = public(ops.Exp2)
 
 
-def expm1(input: Any) -> Any:
-    """Elementwise ``exp(input) - 1``, accurate for small ``input``."""
-    return _floating(ops.Expm1(), input, "expm1")
+expm1 = public(ops.Expm1)
 
 
-def log(input: Any) -> Any:
-    """Elementwise natural logarithm."""
-    return _floating(ops.Log(), input, "log")
+log = public(ops.Log)
 
 
-def log2(input: Any) -> Any:
-    """Elementwise base-2 logarithm."""
-    return _floating(ops.Log2(), input, "log2")
+log2 = public(ops.Log2)
 
 
-def log10(input: Any) -> Any:
-    """Elementwise base-10 logarithm."""
-    return _floating(ops.Log10(), input, "log10")
+log10 = public(ops.Log10)
 
 
-def log1p(input: Any) -> Any:
-    """Elementwise ``log(1 + input)``, accurate for small ``input``."""
-    return _floating(ops.Log1p(), input, "log1p")
+log1p = public(ops.Log1p)
 
 
 # ---------------------------------------------------------------- powers and roots
 
 
-def sqrt(input: Any) -> Any:
-    """Elementwise square root; its gradient at 0 is ``inf``."""
-    return _floating(ops.Sqrt(), input, "sqrt")
+sqrt = public(ops.Sqrt)
 
 
-def rsqrt(input: Any) -> Any:
-    """Elementwise ``1 / sqrt(input)``."""
-    return _floating(ops.Rsqrt(), input, "rsqrt")
+rsqrt = public(ops.Rsqrt)
 
 
 def square(input: Any) -> Any:
@@ -184,9 +167,7 @@ def square(input: Any) -> Any:
     return input.pow(2)
 
 
-def reciprocal(input: Any) -> Any:
-    """Elementwise ``1 / input``."""
-    return _floating(ops.Reciprocal(), input, "reciprocal")
+reciprocal = public(ops.Reciprocal)
 
 
 # ---------------------------------------------------------------- sign and magnitude
@@ -245,64 +226,40 @@ def signbit(input: Any) -> Any:
 # ---------------------------------------------------------------- trigonometric
 
 
-def sin(input: Any) -> Any:
-    """Elementwise sine (radians)."""
-    return _floating(ops.Sin(), input, "sin")
+sin = public(ops.Sin)
 
 
-def cos(input: Any) -> Any:
-    """Elementwise cosine (radians)."""
-    return _floating(ops.Cos(), input, "cos")
+cos = public(ops.Cos)
 
 
-def tan(input: Any) -> Any:
-    """Elementwise tangent (radians)."""
-    return _floating(ops.Tan(), input, "tan")
+tan = public(ops.Tan)
 
 
-def asin(input: Any) -> Any:
-    """Elementwise inverse sine; NaN outside [-1, 1] for real input."""
-    return _floating(ops.Asin(), input, "asin")
+asin = public(ops.Asin)
 
 
-def acos(input: Any) -> Any:
-    """Elementwise inverse cosine; NaN outside [-1, 1] for real input."""
-    return _floating(ops.Acos(), input, "acos")
+acos = public(ops.Acos)
 
 
-def atan(input: Any) -> Any:
-    """Elementwise inverse tangent."""
-    return _floating(ops.Atan(), input, "atan")
+atan = public(ops.Atan)
 
 
-def sinh(input: Any) -> Any:
-    """Elementwise hyperbolic sine."""
-    return _floating(ops.Sinh(), input, "sinh")
+sinh = public(ops.Sinh)
 
 
-def cosh(input: Any) -> Any:
-    """Elementwise hyperbolic cosine."""
-    return _floating(ops.Cosh(), input, "cosh")
+cosh = public(ops.Cosh)
 
 
-def tanh(input: Any) -> Any:
-    """Elementwise hyperbolic tangent."""
-    return _floating(ops.Tanh(), input, "tanh")
+tanh = public(ops.Tanh)
 
 
-def asinh(input: Any) -> Any:
-    """Elementwise inverse hyperbolic sine."""
-    return _floating(ops.Asinh(), input, "asinh")
+asinh = public(ops.Asinh)
 
 
-def acosh(input: Any) -> Any:
-    """Elementwise inverse hyperbolic cosine; NaN below 1 for real input."""
-    return _floating(ops.Acosh(), input, "acosh")
+acosh = public(ops.Acosh)
 
 
-def atanh(input: Any) -> Any:
-    """Elementwise inverse hyperbolic tangent; NaN outside [-1, 1] for real input."""
-    return _floating(ops.Atanh(), input, "atanh")
+atanh = public(ops.Atanh)
 
 
 arcsin = asin
@@ -332,9 +289,7 @@ arctan2 = atan2
 # ---------------------------------------------------------------- activations
 
 
-def sigmoid(input: Any) -> Any:
-    """Elementwise logistic function ``1 / (1 + exp(-input))``."""
-    return _floating(ops.Sigmoid(), input, "sigmoid")
+sigmoid = public(ops.Sigmoid)
 
 
 def relu(input: Any) -> Any:
