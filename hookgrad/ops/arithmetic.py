@@ -39,6 +39,34 @@ RSub = entry(
 )
 Neg = entry("neg(Tensor self) -> Tensor", np.negative, self="grad.neg()")
 
+# The ``Scalar`` overloads: what torch's C++ formulas record for ``tensor * 2.0`` (one
+# edge, ``_saved_other`` a number). Python's ``x * 2`` wraps the number instead.
+AddScalar = entry(
+    "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+    lambda a, other, alpha: a + alpha * other,
+    node="AddBackward1",
+    self="grad",
+)
+SubScalar = entry(
+    "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+    lambda a, other, alpha: a - alpha * other,
+    node="SubBackward1",
+    self="grad",
+)
+MulScalar = entry(
+    "mul.Scalar(Tensor self, Scalar other) -> Tensor",
+    np.multiply,
+    node="MulBackward1",
+    self="grad * other.conj()",
+)
+DivScalar = entry(
+    "div.Scalar(Tensor self, Scalar other) -> Tensor",
+    np.true_divide,
+    node="DivBackward1",
+    quiet=True,
+    self="grad / other.conj()",
+)
+
 # ---------------------------------------------------------------- mul / div
 
 # Each factor is saved only when the other one needs a gradient.
@@ -124,9 +152,10 @@ Pow = entry(
     np.power,
     node="PowBackward1",
     quiet=True,
-    self="(grad * (exponent * self.pow(exponent - 1)).conj()).masked_fill(exponent == 0, 0)",
-    exponent="(grad * (result * self.log()).conj())"
-    ".masked_fill((self == 0) & nonnegative_real(exponent), 0)",
+    self="where(exponent == 0.0, grad.new_zeros(()),"
+    " grad * (exponent * self.pow(exponent - 1)).conj())",
+    exponent="grad * where((self == 0) & nonnegative_real(exponent), grad.new_zeros(()),"
+    " (result * self.log()).conj())",
 )
 # ``base ** exponent`` with a Python-number base; d/db 0 ** b is 0 for real b >= 0 and
 # -inf * 0 ** b (= -inf) for b < 0.

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad import grad_mode
+
 
 def conj(x: Any) -> Any:
     """The complex conjugate; a real array or number is returned as is (no copy)."""
@@ -51,6 +53,10 @@ def zeros_like(x: Any) -> Any:
     return np.zeros_like(x)
 
 
+def new_zeros(x: Any, shape: Any) -> Any:
+    return np.zeros(shape, x.dtype)
+
+
 def div(x: Any, y: Any, rounding_mode: str | None = None) -> Any:
     if rounding_mode == "floor":
         return np.floor_divide(x, y)
@@ -73,27 +79,117 @@ def scalar_log(value: Any) -> Any:
     return np.log(value).item()
 
 
+# ---------------------------------------------------------------- shapes, reductions, products
+
+
+def expand(x: Any, sizes: Any) -> Any:
+    """``x`` broadcast to ``sizes`` (a read-only view, as torch's expand is a view)."""
+    return np.broadcast_to(x, tuple(sizes))
+
+
+def unsqueeze(x: Any, dim: int) -> Any:
+    return np.expand_dims(x, dim)
+
+
+def reshape(x: Any, sizes: Any) -> Any:
+    return np.reshape(x, sizes)
+
+
+def sum(x: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001 (torch's name)
+    """The sum over ``dim``; None or ``()`` sums every dim, as torch's ``sum``."""
+    return np.sum(x, axis=tuple(dim) if dim else None, keepdims=keepdim)
+
+
+def numel(x: Any) -> int:
+    return int(np.size(x))
+
+
+def t(x: Any) -> Any:
+    """The transpose of a matrix (a vector or 0-d array as is)."""
+    return x.T
+
+
+def transpose(x: Any, dim0: int, dim1: int) -> Any:
+    return np.swapaxes(x, dim0, dim1)
+
+
+def flip(x: Any, dim: int) -> Any:
+    return np.flip(x, dim)
+
+
+def cumsum(x: Any, dim: int) -> Any:
+    return np.cumsum(x, axis=dim)
+
+
+def ger(x: Any, y: Any) -> Any:
+    """The outer product of two vectors."""
+    return np.multiply.outer(x, y)
+
+
+# ---------------------------------------------------------------- activations
+
+
+def type_as(x: Any, other: Any) -> Any:
+    return x.astype(other.dtype, copy=False)
+
+
+def is_grad_enabled() -> bool:
+    """torch's ``GradMode::is_enabled()``, which some formulas ask (always False here:
+    formulas run on arrays only when no graph is recorded)."""
+    return grad_mode.is_grad_enabled()
+
+
+def logit_backward(grad_output: Any, x: Any, eps: float | None = None) -> Any:
+    """torch's ``logit_backward`` kernel: ``grad / (x (1 - x))``, NaN outside [0, 1]
+    (0 outside ``[eps, 1 - eps]`` with ``eps``).
+
+    ``|x (1 - x)|`` is ``x (1 - x)`` on [0, 1] but +0 rather than -0 at ``x = -0.0``,
+    where torch's kernel gives ``grad * inf``.
+    """
+    low, high, outside = (0.0, 1.0, math.nan) if eps is None else (eps, 1 - eps, 0.0)
+    inside = grad_output / np.abs(x * (1 - x))
+    return np.where((x < low) | (x > high), outside, inside).astype(inside.dtype, copy=False)
+
+
 # Constants formulas use, as torch's C++ formulas do.
 CONSTANTS = {"M_LN2": math.log(2.0), "M_LN10": math.log(10.0), "M_PI": math.pi, "inf": math.inf}
 
 FUNCTIONS: dict[str, Any] = {
     "abs": np.abs,
+    "bmm": np.matmul,
     "conj": conj,
     "cos": np.cos,
     "cosh": np.cosh,
+    "cumsum": cumsum,
     "div": div,
     "exp": np.exp,
+    "expand": expand,
+    "flip": flip,
+    "ger": ger,
     "is_complex": is_complex,
+    "is_grad_enabled": is_grad_enabled,
     "isfinite": np.isfinite,
+    "isnan": np.isnan,
     "log": np.log,
+    "logit_backward": logit_backward,
     "masked_fill": masked_fill,
+    "mm": np.matmul,
+    "mv": np.matmul,
     "neg": np.negative,
+    "new_zeros": new_zeros,
+    "numel": numel,
     "pow": pow,
+    "reshape": reshape,
     "rsqrt": rsqrt,
     "sgn": sgn,
     "sin": np.sin,
     "sinh": np.sinh,
     "sqrt": np.sqrt,
+    "sum": sum,
+    "t": t,
+    "transpose": transpose,
+    "type_as": type_as,
+    "unsqueeze": unsqueeze,
     "where": where,
     "zeros_like": zeros_like,
     "scalar_conj": scalar_conj,

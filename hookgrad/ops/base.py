@@ -20,6 +20,8 @@ class Op(Node):
         saves: which inputs (by name) or ``"result"`` the backward needs; the tensor
             layer saves them as ``SavedTensor`` and ``unpack()`` returns them in order.
             List them in torch's order: default pack hooks see them in this order.
+        edge_inputs: the indices of the inputs that get an edge in ``next_functions``
+            (None: every input; torch gives none to inputs without a derivative).
         saved_for: optional ``{name: (input names, ...)}``: save that value only when one
             of those inputs needs a gradient; otherwise its slot stays empty and unpacks as
             None (``Mul`` saves ``other`` for ``self``'s gradient and ``self`` for
@@ -35,6 +37,8 @@ class Op(Node):
     """
 
     input_names: tuple[str, ...] = ("self", "other")
+    # The indices of the inputs that get an edge (None: all of them).
+    edge_inputs: tuple[int, ...] | None = None
     saves: tuple[str, ...] = ()
     node_name = ""
     view = False

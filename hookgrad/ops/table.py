@@ -11,8 +11,9 @@ An entry is what a line of torch's ``derivatives.yaml`` says, in Python::
 - one **formula** per differentiable input, written as torch writes it. The names a
   formula reads decide what the node saves: ``self``/``other``/... (an input; one read
   by a single formula is saved only when that formula will run), ``result``, a
-  non-tensor argument, or ``self.sym_sizes()``, ``self.sym_numel()``,
-  ``self.scalar_type()``, ``self.dim()`` (saved as ``_saved_self_sym_sizes`` ...).
+  non-tensor argument, or ``self.sym_sizes()``, ``self.sym_strides()`` (in elements),
+  ``self.sym_numel()``, ``self.scalar_type()``, ``self.dim()`` (saved as
+  ``_saved_self_sym_sizes`` ...).
   Saved tensors are packed in torch's order: inputs by name, then the result.
 
 The built class is named as torch's node (``ExpBackward0``; the name comes from the op's
@@ -50,6 +51,7 @@ _state = grad_mode._state
 # ``<input>_<method>`` and computed from the input's array in the forward.
 _DERIVED: dict[str, Callable[[np.ndarray], Any]] = {
     "sym_sizes": lambda a: tuple(a.shape),
+    "sym_strides": lambda a: tuple(s // a.itemsize for s in a.strides),
     "sym_numel": lambda a: int(a.size),
     "scalar_type": lambda a: a.dtype,
     "dim": lambda a: a.ndim,
@@ -162,7 +164,7 @@ class Formula:
         tree = ast.parse(source.strip(), mode="eval").body
         tree = _Derived(known, set(params)).visit(tree)
         self.reads = _reads(tree, known)
-        self.on_tensors = ast.unparse(tree)
+        self.on_tensors = ast.unparse(_ArithmeticAsCalls().visit(_copy(tree)))
         self.on_arrays = ast.unparse(_MethodsAsFunctions().visit(_copy(tree)))
 
 
@@ -210,6 +212,23 @@ class _MethodsAsFunctions(ast.NodeTransformer):
                 keywords=node.keywords,
             )
         return node
+
+
+class _ArithmeticAsCalls(ast.NodeTransformer):
+    """``a * b`` -> ``_mul(a, b)`` (likewise ``+``, ``-``, ``/``) in formulas on tensors:
+    with a Python number on one side the op is torch's ``Scalar`` overload, as in its C++
+    formulas (``MulBackward1``, one edge), not a wrapped-number tensor."""
+
+    _CALLS = {ast.Add: "_add", ast.Sub: "_sub", ast.Mult: "_mul", ast.Div: "_div"}
+
+    def visit_BinOp(self, node: ast.BinOp) -> Any:
+        self.generic_visit(node)
+        name = self._CALLS.get(type(node.op))
+        if name is None:
+            return node
+        return ast.Call(
+            func=ast.Name(id=name, ctx=ast.Load()), args=[node.left, node.right], keywords=[]
+        )
 
 
 def _copy(tree: ast.AST) -> Any:
@@ -275,6 +294,7 @@ def _backward_source(
 
 _DERIVED_SOURCE = {
     "sym_sizes": "tuple({}.shape)",
+    "sym_strides": "tuple(s // {0}.itemsize for s in {0}.strides)",
     "sym_numel": "int({}.size)",
     "scalar_type": "{}.dtype",
     "dim": "{}.ndim",
@@ -313,8 +333,51 @@ def _wrap(array: Any) -> Any:
     return _make(array if type(array) is np.ndarray else np.asarray(array))
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, complex, np.number))
+
+
+def _scalar_op(overload: str, tensor: Any, number: Any) -> Any:
+    """``tensor <op> number`` through the op's ``Scalar`` overload entry."""
+    return _apply_node(ENTRIES[overload](number), tensor)
+
+
+def _mul(a: Any, b: Any) -> Any:
+    if _is_number(b) and not _is_number(a):
+        return _scalar_op("mul.Scalar", a, b)
+    if _is_number(a) and not _is_number(b):
+        return _scalar_op("mul.Scalar", b, a)
+    return a * b
+
+
+def _add(a: Any, b: Any) -> Any:
+    if _is_number(b) and not _is_number(a):
+        return _scalar_op("add.Scalar", a, b)
+    if _is_number(a) and not _is_number(b):
+        return _scalar_op("add.Scalar", b, a)
+    return a + b
+
+
+def _sub(a: Any, b: Any) -> Any:
+    if _is_number(b) and not _is_number(a):
+        return _scalar_op("sub.Scalar", a, b)
+    if _is_number(a) and not _is_number(b):
+        # torch's C++ ``number - tensor`` subtracts from a filled tensor: SubBackward0.
+        return _make(np.asarray(a, dtype=b._data.dtype)) - b
+    return a - b
+
+
+def _div(a: Any, b: Any) -> Any:
+    if _is_number(b) and not _is_number(a):
+        return _scalar_op("div.Scalar", a, b)
+    if _is_number(a) and not _is_number(b):
+        # torch's C++ ``number / tensor`` is ``tensor.reciprocal() * number``.
+        return _scalar_op("mul.Scalar", b.reciprocal(), a)
+    return a / b
+
+
 ARRAY_NAMESPACE.update(_array=_array, _wrap=_wrap)
-TENSOR_NAMESPACE.update(_tensor=_tensor)
+TENSOR_NAMESPACE.update(_tensor=_tensor, _mul=_mul, _add=_add, _sub=_sub, _div=_div)
 
 
 # ------------------------------------------------------------------ nodes
@@ -442,7 +505,15 @@ def entry(
             for value, readers in users.items()
             if value != "result" and len(readers) == 1
         },
-        "_formulas": tuple(compiled.get(input_name) for input_name in signature.inputs),
+        # Edges for the inputs with a formula only, as torch's nodes have.
+        "edge_inputs": None
+        if len(compiled) == len(signature.inputs)
+        else tuple(
+            index for index, input_name in enumerate(signature.inputs) if input_name in compiled
+        ),
+        "_formulas": tuple(
+            compiled[input_name] for input_name in signature.inputs if input_name in compiled
+        ),
         "_derived": tuple(derived),
         "_read_params": tuple(read_params),
     }
@@ -463,6 +534,8 @@ def entry(
     cls = type(name, (TableOp,), attributes)
     # Formulas may call an entry by its name (``tanh_backward``): the first overload,
     # unless ``array_api`` (on arrays) or a public function (on tensors) has that name.
+    if signature.overload is not None:
+        ENTRIES[f"{signature.name}.{signature.overload}"] = cls
     if signature.name not in ENTRIES:
         ENTRIES[signature.name] = cls
         ARRAY_NAMESPACE.setdefault(signature.name, _array_function(cls))

@@ -11,20 +11,12 @@ for complex inputs too.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from hookgrad.ops.base import Op
-from hookgrad.ops.table import entry, helper
-
-
-class UnaryOp(Op):
-    """A hand-written elementwise op of one tensor."""
-
-    input_names = ("self",)
-    quiet = True  # log(0), sqrt(-1), exp(1000): inf / nan silently, as in torch
+from hookgrad import grad_mode
+from hookgrad.ops.table import TENSOR_NAMESPACE, entry, helper
 
 
 def _unary(schema: str, kernel: Any, formula: str, **options: Any) -> Any:
@@ -113,49 +105,37 @@ Abs = _unary("abs(Tensor self) -> Tensor", np.abs, "grad * self.sgn()")
 Sign = _unary("sign(Tensor self) -> Tensor", sign_array, "zeros_like(grad)")
 
 
-class Sgn(UnaryOp):
-    """``x / |x|`` (0 at 0); the sign for real tensors."""
-
-    saves = ("self", "result")
-
-    def forward(self, a: Any) -> Any:
-        if a.dtype.kind != "c":
-            return sign_array(a)
-        magnitude = np.abs(a)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(magnitude == 0, 0, a / magnitude)
-
-    def backward(self, grad: Any) -> Any:
-        a, result = self.unpack()
-        if not a.is_complex():
-            return grad.new_zeros(grad.shape)
-        # Only the component of ``grad`` orthogonal to ``sgn`` survives, scaled by 1/|x|.
-        along = grad * result.conj()
-        along = (along + along.conj()) / 2
-        magnitude = a.abs()
-        return ((grad - along * result) / magnitude).masked_fill(magnitude == 0, 0)
+def _sgn(a: Any) -> Any:
+    if a.dtype.kind != "c":
+        return sign_array(a)
+    magnitude = np.abs(a)
+    return np.where(magnitude == 0, 0, a / np.where(magnitude == 0, 1, magnitude))
 
 
-class Angle(UnaryOp):
-    """The argument of a complex number (in ``(-pi, pi]``); for real numbers 0, or pi
-    below zero (NaN stays NaN).
+def _angle(a: Any) -> Any:
+    if a.dtype.kind == "c":
+        return np.angle(a)
+    return np.where(a < 0, np.pi, np.where(np.isnan(a), a, 0)).astype(a.dtype)
 
-    For complex ``z`` the gradient is ``grad * i / conj(z)`` (``i z / |z|^2``), 0 at 0;
-    for real input it is 0 everywhere.
-    """
 
-    saves = ("self",)
+# sgn: only the part of ``grad`` orthogonal to ``sgn(x)`` survives, scaled by 1/|x|; 0 for
+# real x. angle: ``grad * i z / |z|^2`` for complex z (0 at 0), 0 for real input.
+helper(
+    "sgn_backward(x, gx, sgn)",
+    "((gx - (sgn * sgn) * gx.conj()) / (2.0 * x.abs())).masked_fill(x.abs() == 0.0, 0.0)"
+    " if x.is_complex() else zeros_like(sgn)",
+)
+helper(
+    "angle_backward(grad, self)",
+    "where(self == 0.0, 0.0, grad * self / self.abs().pow(2) * 1j)"
+    " if self.is_complex() else zeros_like(self)",
+)
 
-    def forward(self, a: Any) -> Any:
-        if a.dtype.kind == "c":
-            return np.angle(a)
-        return np.where(a < 0, np.pi, np.where(np.isnan(a), a, 0)).astype(a.dtype)
-
-    def backward(self, grad: Any) -> Any:
-        (a,) = self.unpack()
-        if not a.is_complex():
-            return grad.new_zeros(grad.shape)
-        return (grad * 1j / a.conj()).masked_fill(a == 0, 0)
+# ``x / |x|`` (0 at 0); the sign for real tensors.
+Sgn = _unary("sgn(Tensor self) -> Tensor", _sgn, "sgn_backward(self, grad, result)")
+# The argument of a complex number (in ``(-pi, pi]``); for real numbers 0, or pi below
+# zero (NaN stays NaN).
+Angle = _unary("angle(Tensor self) -> Tensor", _angle, "angle_backward(grad, self)")
 
 
 # ---------------------------------------------------------------- trigonometric
@@ -212,17 +192,18 @@ Asinh = _real(
     "grad * (self.pow(2) + 1).rsqrt().conj()",
     "Elementwise inverse hyperbolic sine.",
 )
-# sqrt(x - 1) * sqrt(x + 1), not sqrt(x*x - 1): the right branch for complex x.
 Acosh = _real(
     "acosh(Tensor self) -> Tensor",
     np.arccosh,
-    "grad / ((self - 1).sqrt() * (self + 1).sqrt()).conj()",
+    # For complex x, sqrt(x - 1) * sqrt(x + 1): the branch torch's values take.
+    "grad / ((self - 1).sqrt() * (self + 1).sqrt()).conj() if self.is_complex()"
+    " else grad * (self * self - 1).rsqrt()",
     "Elementwise inverse hyperbolic cosine; NaN below 1 for real input.",
 )
 Atanh = _real(
     "atanh(Tensor self) -> Tensor",
     np.arctanh,
-    "grad * 1 / (1 - self.pow(2)).conj()",
+    "grad / (1 - self.pow(2)).conj()",
     "Elementwise inverse hyperbolic tangent; NaN outside [-1, 1] for real input.",
 )
 
@@ -273,29 +254,33 @@ ThresholdBackward = entry(
 )
 
 
-class Logit(UnaryOp):
-    """``log(x / (1 - x))``, with ``x`` first clamped to ``[eps, 1 - eps]`` if ``eps``.
+def _logit(a: Any, eps: float | None) -> Any:
+    if eps is not None:
+        a = np.clip(a, eps, 1 - eps)
+    return np.log(a / (1 - a))
 
-    Outside that interval the gradient is 0; without ``eps`` it is NaN outside [0, 1].
-    """
 
-    saves = ("self",)
+# NOTE: torch's formula asks ``GradMode::is_enabled()``. Formulas run on arrays only when
+# no graph is recorded and on tensors only when one is, so each side answers it; on
+# arrays ``logit_backward`` is torch's kernel, whose values differ from the composite's
+# at -0.0 and NaN.
+TENSOR_NAMESPACE.setdefault("is_grad_enabled", grad_mode.is_grad_enabled)
+helper(
+    "infinitely_differentiable_logit_backward(grad, self, eps)",
+    "where((self >= 0.0) & (self <= 1.0), grad / (self * (1.0 - self)), float('nan'))"
+    " if eps is None"
+    " else where((self >= eps) & (self <= 1.0 - eps), grad / (self * (1.0 - self)), 0.0)",
+)
 
-    def __init__(self, eps: float | None) -> None:
-        self.eps = eps
-
-    def forward(self, a: Any) -> Any:
-        if self.eps is not None:
-            a = np.clip(a, self.eps, 1 - self.eps)
-        return np.log(a / (1 - a))
-
-    def backward(self, grad: Any) -> Any:
-        (a,) = self.unpack()
-        # |x (1 - x)| is x (1 - x) on [0, 1], but +0 rather than -0 at x = -0.0 (torch: +inf)
-        grad = grad / (a * (1 - a)).abs()
-        if self.eps is None:
-            return grad.masked_fill((a < 0) | (a > 1), math.nan)
-        return grad.masked_fill((a < self.eps) | (a > 1 - self.eps), 0)
+# ``log(x / (1 - x))``, with ``x`` first clamped to ``[eps, 1 - eps]`` if ``eps``. Outside
+# that interval the gradient is 0; without ``eps`` it is NaN outside [0, 1].
+Logit = _real(
+    "logit(Tensor self, float? eps=None) -> Tensor",
+    _logit,
+    "infinitely_differentiable_logit_backward(grad, self, eps) if is_grad_enabled()"
+    " else logit_backward(grad, self, eps)",
+    "Elementwise ``log(input / (1 - input))``.",
+)
 
 
 # ---------------------------------------------------------------- clamping
@@ -336,73 +321,41 @@ ClampMax = entry(
 )
 
 
-def _clamp_grads(grad: Any, a: Any, low: Any, high: Any, needs: tuple[bool, ...]) -> Any:
-    """Gradients of ``clamp(a, low, high)`` for tensor bounds (either may be None).
+# With tensor bounds a bound gets the gradient where it is the result: ``min`` where
+# ``x < min < max``, ``max`` where ``x > max`` or ``max < min`` (torch's
+# ``clamp_backward_min_max``, one formula per bound here).
+helper(
+    "clamp_backward_min(grad, self, min, max)",
+    "where(self < min, grad, 0) if max is None else where((self < min) & (min < max), grad, 0)",
+)
+helper(
+    "clamp_backward_max(grad, self, min, max)",
+    "where(self > max, grad, 0) if min is None else where((self > max) | (max < min), grad, 0)",
+)
 
-    ``a`` gets it on ``[low, high]``; a bound gets it where it is the result: ``low``
-    where ``a < low < high``, ``high`` where ``a > high`` or ``low > high``.
-    """
-    if low is None:
-        inside, to_low, to_high = a <= high, None, a > high
-    elif high is None:
-        inside, to_low, to_high = a >= low, a < low, None
-    else:
-        inside = (a >= low) & (a <= high)
-        to_low = (a < low) & (low < high)
-        to_high = (a > high) | (low > high)
-    return (
-        grad.where(inside, 0.0) if needs[0] else None,
-        grad.where(to_low, 0.0) if to_low is not None and needs[1] else None,
-        grad.where(to_high, 0.0) if to_high is not None and needs[2] else None,
-    )
-
-
-class ClampTensor(Op):
-    """``clamp`` with tensor bounds; a missing bound is None (an input with no edge)."""
-
-    node_name = "ClampBackward0"
-    input_names = ("self", "min", "max")
-    saves = ("self", "min", "max")
-
-    def forward(self, a: Any, low: Any, high: Any) -> Any:
-        if low is not None:
-            a = np.maximum(a, low)
-        if high is not None:
-            a = np.minimum(a, high)
-        return a
-
-    def backward(self, grad: Any) -> Any:
-        a, low, high = self.unpack()
-        return _clamp_grads(grad, a, low, high, self.needs_input_grad)
-
-
-class ClampMinTensor(Op):
-    node_name = "ClampMinBackward1"
-    input_names = ("self", "min")
-    saves = ("self", "min")
-
-    def forward(self, a: Any, low: Any) -> Any:
-        return np.maximum(a, low)
-
-    def backward(self, grad: Any) -> Any:
-        a, low = self.unpack()
-        return _clamp_grads(grad, a, low, None, (*self.needs_input_grad, False))[:2]
-
-
-class ClampMaxTensor(Op):
-    node_name = "ClampMaxBackward1"
-    input_names = ("self", "max")
-    saves = ("self", "max")
-
-    def forward(self, a: Any, high: Any) -> Any:
-        return np.minimum(a, high)
-
-    def backward(self, grad: Any) -> Any:
-        a, high = self.unpack()
-        grad_a, _, grad_high = _clamp_grads(
-            grad, a, None, high, (self.needs_input_grad[0], False, self.needs_input_grad[1])
-        )
-        return grad_a, grad_high
+# ``clamp`` with tensor bounds; a missing bound is None (an input with no edge).
+ClampTensor = entry(
+    "clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+    _clamp,
+    node="ClampBackward0",
+    self="clamp_backward(grad, self, min, max)",
+    min="clamp_backward_min(grad, self, min, max)",
+    max="clamp_backward_max(grad, self, min, max)",
+)
+ClampMinTensor = entry(
+    "clamp_min.Tensor(Tensor self, Tensor min) -> Tensor",
+    np.maximum,
+    node="ClampMinBackward1",
+    self="where(self >= min, grad, 0)",
+    min="where(self < min, grad, 0)",
+)
+ClampMaxTensor = entry(
+    "clamp_max.Tensor(Tensor self, Tensor max) -> Tensor",
+    np.minimum,
+    node="ClampMaxBackward1",
+    self="where(self <= max, grad, 0)",
+    max="where(self > max, grad, 0)",
+)
 
 
 # ---------------------------------------------------------------- rounding

@@ -236,7 +236,10 @@ _NO_EDGE = (None, 0)
 def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
     edges = []
     meta: list[tuple[Any, Any] | None] = []
-    for x in inputs:
+    # An op may give edges to its differentiable inputs only (torch's ``where`` has none
+    # for its condition).
+    edge_inputs = inputs if op.edge_inputs is None else [inputs[i] for i in op.edge_inputs]
+    for x in edge_inputs:
         if isinstance(x, Tensor):
             # NOTE: a view's ``grad_fn`` property may have to regenerate the node first.
             node = x._grad_fn if x._base is None else x.grad_fn
@@ -316,11 +319,14 @@ _saved_for_cache: dict[type, dict[str, tuple[int, ...]] | None] = {}
 
 
 def _saved_for(cls: type) -> dict[str, tuple[int, ...]] | None:
-    """The ``saved_for`` declaration of an op class as input indices, or None; cached."""
+    """The ``saved_for`` declaration of an op class as edge indices, or None; cached."""
     declared = getattr(cls, "saved_for", None)
     conditions = None
     if declared is not None:
         names = cls.input_names  # type: ignore[attr-defined]
+        edges = cls.edge_inputs  # type: ignore[attr-defined]
+        if edges is not None:
+            names = tuple(names[i] for i in edges)
         conditions = {
             name: tuple(names.index(user) for user in users) for name, users in declared.items()
         }
