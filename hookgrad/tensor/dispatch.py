@@ -259,11 +259,15 @@ def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
     op.next_functions = tuple(edges)
     op._input_meta = tuple(meta)
     if type(outputs) is tuple:
-        op._num_outputs = len(outputs)
-        for output_nr, output in enumerate(outputs):
+        # As torch: only the differentiable (floating) outputs are the node's outputs, so
+        # ``max(dim)``'s node takes one gradient, its indices none.
+        output_nr = 0
+        for output in outputs:
             if output._data.dtype.kind in "fc":
                 output._grad_fn = op
                 output._output_nr = output_nr
+                output_nr += 1
+        op._num_outputs = output_nr
         outs = outputs
     else:
         if outputs._data.dtype.kind in "fc":

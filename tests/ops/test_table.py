@@ -279,3 +279,35 @@ def test_inplace_real_function_refuses_integers(torch):
     for lib in (hookgrad, torch):
         with pytest.raises(RuntimeError, match="result type Float can't be cast"):
             lib.tensor([1, 2]).exp_()
+
+
+# ---------------------------------------------------------------- hook tuples
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("max_dim", lambda t, x: x.max(1)),
+        ("min_dim", lambda t, x: t.min(x, 0)),
+        ("split", lambda t, x: x.split(2, 1)),
+        ("var_mean", lambda t, x: t.var_mean(x, 1)),
+        ("mul", lambda t, x: (x * 2,)),
+    ],
+)
+def test_node_hooks_see_torchs_tuples(name, fn, torch):
+    """Node pre- and post-hooks receive one gradient per differentiable output and one
+    per edge, with None where torch has None."""
+
+    def run(lib):
+        x = lib.tensor(np.arange(12.0).reshape(3, 4) / 7, requires_grad=True)
+        first = fn(lib, x)[0]
+        node = first.grad_fn
+        log = []
+        node.register_prehook(lambda go: log.append(("pre", [g is None for g in go])))
+        node.register_hook(
+            lambda gi, go: log.append(("post", [g is None for g in gi], [g is None for g in go]))
+        )
+        first.sum().backward()
+        return type(node).__name__, log
+
+    assert run(hookgrad) == run(torch)
