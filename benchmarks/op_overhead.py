@@ -1,5 +1,5 @@
 """Per-op autograd overhead: a chain of 200 elementwise ops on a 16-element tensor,
-forward and backward, hookgrad vs torch in the same run (target: ratio <= 1.0)."""
+forward and backward, hookgrad vs torch in the same run (target: ratio <= 0.8)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def main() -> None:
                      repeat=9, number=5)
     theirs = best_time(chain_step(torch, torch.tensor(data, requires_grad=True)),
                        repeat=9, number=5)
-    report(f"op chain ({LENGTH} ops) fwd+bwd", ours, theirs, target=1.0)
+    report(f"op chain ({LENGTH} ops) fwd+bwd", ours, theirs, target=0.8)
     print(f"  per op: hookgrad {ours / LENGTH * 1e6:.1f} us, torch {theirs / LENGTH * 1e6:.1f} us")
 
 

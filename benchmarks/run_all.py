@@ -1,9 +1,17 @@
 """Run every benchmark: ``python -m benchmarks.run_all`` (needs torch installed)."""
 
-from benchmarks import checkpoint_memory, cnn_step, hook_overhead, mlp_step, op_overhead
+from benchmarks import (
+    checkpoint_memory,
+    cnn_step,
+    hook_overhead,
+    long_chain,
+    mlp_step,
+    op_overhead,
+)
 
 if __name__ == "__main__":
     op_overhead.main()
+    long_chain.main()
     mlp_step.main()
     cnn_step.main()
     hook_overhead.main()
