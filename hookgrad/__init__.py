@@ -70,6 +70,7 @@ from hookgrad.tensor.formatting import get_printoptions, set_printoptions
 # Each op family's public functions (its ``__all__``): hookgrad.exp, hookgrad.sum, ...
 from hookgrad.tensor.functions.arithmetic import *  # noqa: F403
 from hookgrad.tensor.functions.conversion import *  # noqa: F403
+from hookgrad.tensor.functions.generated import *  # noqa: F403
 from hookgrad.tensor.functions.indexing import *  # noqa: F403
 from hookgrad.tensor.functions.inplace import *  # noqa: F403
 from hookgrad.tensor.functions.joining import *  # noqa: F403

@@ -1,9 +1,10 @@
 """Special functions (the error function erf/erfc/erfinv) and the binary elementwise ops
 atan2, xlogy and lerp.
 
-Backwards are written with tensor ops, so they are differentiable themselves; at
-non-differentiable points they follow torch (atan2 has a 0 gradient at the origin, xlogy's
-gradient for ``self`` is 0 where ``self == 0`` and ``log(other)`` is not finite).
+Every op is an entry of the derivative table (``hookgrad.ops.table``) with torch's
+formulas; at non-differentiable points they follow torch (atan2 has a 0 gradient at the
+origin, xlogy's gradient for ``self`` is 0 where ``self == 0`` and ``log(other)`` is not
+finite).
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad.ops.base import Op
-from hookgrad.ops.unary import UnaryOp
+from hookgrad.ops.table import entry, helper
 
 _SQRT_PI = math.sqrt(math.pi)
 
@@ -105,60 +105,43 @@ def _in_float64(function: Any, a: Any) -> Any:
     return function(flat).reshape(a.shape).astype(a.dtype, copy=False)
 
 
-class Erf(UnaryOp):
-    saves = ("self",)
-
-    def forward(self, a: Any) -> Any:
-        return _in_float64(erf_array, a)
-
-    def backward(self, grad: Any) -> Any:
-        (a,) = self.unpack()
-        return grad * (-a * a).exp() * (2 / _SQRT_PI)
-
-
-class Erfc(UnaryOp):
-    saves = ("self",)
-
-    def forward(self, a: Any) -> Any:
-        return _in_float64(erfc_array, a)
-
-    def backward(self, grad: Any) -> Any:
-        (a,) = self.unpack()
-        return grad * (-a * a).exp() * (-2 / _SQRT_PI)
-
-
-class Erfinv(UnaryOp):
-    saves = ("self",)
-
-    def forward(self, a: Any) -> Any:
-        return _in_float64(erfinv_array, a)
-
-    def backward(self, grad: Any) -> Any:
-        (a,) = self.unpack()
-        root = a.erfinv()
-        return grad * (root * root).exp() * (_SQRT_PI / 2)
+# The derivative of erf is 2/sqrt(pi) exp(-x^2); erfinv's is its reciprocal at erfinv(x).
+Erf = entry(
+    "erf(Tensor self) -> Tensor",
+    lambda a: _in_float64(erf_array, a),
+    quiet=True,
+    promotion="float",
+    self="2.0 / M_PI ** 0.5 * exp(-(self.pow(2))) * grad",
+)
+Erfc = entry(
+    "erfc(Tensor self) -> Tensor",
+    lambda a: _in_float64(erfc_array, a),
+    quiet=True,
+    promotion="float",
+    self="-2.0 / M_PI ** 0.5 * exp(-(self.pow(2))) * grad",
+)
+Erfinv = entry(
+    "erfinv(Tensor self) -> Tensor",
+    lambda a: _in_float64(erfinv_array, a),
+    quiet=True,
+    promotion="float",
+    self="0.5 * M_PI ** 0.5 * exp(self.erfinv().pow(2)) * grad",
+)
 
 
 # ---------------------------------------------------------------- binary: atan2, xlogy, lerp
 
+# ``1 / x``, and 0 where ``x == 0``: atan2's gradient is 0 at the origin, as torch's.
+helper("reciprocal_or_zero(x)", "x.reciprocal().masked_fill(x == 0, 0)")
 
-class Atan2(Op):
-    """``atan2(self, other)``, the angle of the point (other, self); 0 gradient at (0, 0)."""
-
-    saves = ("self", "other")
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return np.arctan2(a, b)
-
-    def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
-        square = a * a + b * b
-        at_origin = square == 0
-        needs = self.needs_input_grad
-        return (
-            (grad * b / square).masked_fill(at_origin, 0) if needs[0] else None,
-            (grad * -a / square).masked_fill(at_origin, 0) if needs[1] else None,
-        )
+# ``atan2(self, other)``, the angle of the point (other, self). torch computes both
+# gradients in one ``atan2_backward``; here one formula per input.
+Atan2 = entry(
+    "atan2(Tensor self, Tensor other) -> Tensor",
+    np.arctan2,
+    self="grad * other * reciprocal_or_zero(self * self + other * other)",
+    other="grad * -self * reciprocal_or_zero(self * self + other * other)",
+)
 
 
 def xlogy_array(a: Any, b: Any) -> Any:
@@ -168,60 +151,28 @@ def xlogy_array(a: Any, b: Any) -> Any:
     return np.where((a == 0) & ~np.isnan(b), 0, product)
 
 
-def _xlogy_grad_self(grad: Any, a: Any, b: Any) -> Any:
-    # torch: log(other), except 0 where self == 0 and log(other) is -inf or NaN.
-    return grad * b.log().masked_fill((a == 0) & (b <= 0), 0)
-
-
-class Xlogy(Op):
-    saves = ("self", "other")
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return xlogy_array(a, b)
-
-    def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
-        needs = self.needs_input_grad
-        return (
-            _xlogy_grad_self(grad, a, b) if needs[0] else None,
-            grad * a / b if needs[1] else None,
-        )
-
-
-class XlogyNumberSelf(Op):
-    """``xlogy`` with a Python-number ``self``."""
-
-    node_name = "XlogyBackward1"
-    input_names = ("other",)
-    saves = ("other",)
-
-    def __init__(self, value: Any) -> None:
-        self.self = value  # read back as ``_saved_self``, like torch
-
-    def forward(self, b: Any) -> Any:
-        return xlogy_array(np.asarray(self.self, b.dtype), b)
-
-    def backward(self, grad: Any) -> Any:
-        (b,) = self.unpack()
-        return grad * self.self / b
-
-
-class XlogyNumberOther(Op):
-    """``xlogy`` with a Python-number ``other``."""
-
-    node_name = "XlogyBackward2"
-    input_names = ("self",)
-    saves = ("self",)
-
-    def __init__(self, value: Any) -> None:
-        self.other = value
-
-    def forward(self, a: Any) -> Any:
-        return xlogy_array(a, np.asarray(self.other, a.dtype))
-
-    def backward(self, grad: Any) -> Any:
-        (a,) = self.unpack()
-        return _xlogy_grad_self(grad, a, grad.new_full((), self.other))
+# ``self * log(other)``; the gradient for ``self`` is 0 where ``self == 0`` and
+# ``log(other)`` is not finite (torch's note on xlogy at x = 0, y <= 0).
+Xlogy = entry(
+    "xlogy.Tensor(Tensor self, Tensor other) -> Tensor",
+    xlogy_array,
+    self="xlogy(grad, other).masked_fill((self == 0.0) & (other <= 0.0), 0.0)",
+    other="grad * self / other",
+)
+# ``xlogy`` with a Python-number ``self`` (read back as ``_saved_self``, like torch).
+XlogyNumberSelf = entry(
+    "xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor",
+    lambda b, value: xlogy_array(np.asarray(value, b.dtype), b),
+    node="XlogyBackward1",
+    other="grad * self / other",
+)
+# ``xlogy`` with a Python-number ``other``.
+XlogyNumberOther = entry(
+    "xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor",
+    lambda a, value: xlogy_array(a, np.asarray(value, a.dtype)),
+    node="XlogyBackward2",
+    self="xlogy(grad, other) if other > 0.0 else xlogy(grad, other).masked_fill(self == 0.0, 0.0)",
+)
 
 
 def lerp_array(start: Any, end: Any, weight: Any) -> Any:
@@ -232,39 +183,18 @@ def lerp_array(start: Any, end: Any, weight: Any) -> Any:
     )
 
 
-class Lerp(Op):
-    """``lerp(self, end, weight)`` with a Python-number weight."""
-
-    input_names = ("self", "end")
-
-    def __init__(self, weight: Any) -> None:
-        self.weight = weight
-
-    def forward(self, a: Any, end: Any) -> Any:
-        return lerp_array(a, end, self.weight)
-
-    def backward(self, grad: Any) -> Any:
-        weight = self.weight
-        conj = weight.conjugate()
-        needs = self.needs_input_grad
-        return grad * (1 - conj) if needs[0] else None, grad * conj if needs[1] else None
-
-
-class LerpTensor(Op):
-    """``lerp(self, end, weight)`` with a tensor weight."""
-
-    node_name = "LerpBackward1"
-    input_names = ("self", "end", "weight")
-    saves = ("self", "end", "weight")
-
-    def forward(self, a: Any, end: Any, weight: Any) -> Any:
-        return lerp_array(a, end, weight)
-
-    def backward(self, grad: Any) -> Any:
-        a, end, weight = self.unpack()
-        needs = self.needs_input_grad
-        return (
-            grad * (1 - weight).conj() if needs[0] else None,
-            grad * weight.conj() if needs[1] else None,
-            grad * (end - a).conj() if needs[2] else None,
-        )
+# ``lerp(self, end, weight)`` with a Python-number weight, then with a tensor weight.
+Lerp = entry(
+    "lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
+    lerp_array,
+    self="grad * (1 - weight.conj())",
+    end="grad * weight.conj()",
+)
+LerpTensor = entry(
+    "lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
+    lerp_array,
+    node="LerpBackward1",
+    self="grad * (1 - weight).conj()",
+    end="grad * weight.conj()",
+    weight="grad * (end - self).conj()",
+)

@@ -393,6 +393,8 @@ class TableOp(Op):
 
     signature: Signature
     promotion = "same"
+    public = False
+    aliases: tuple[str, ...] = ()
     params: tuple[str, ...] = ()
     _formulas: tuple[Formula | None, ...] = ()
     _derived: tuple[tuple[str, int, Callable[[np.ndarray], Any]], ...] = ()
@@ -442,6 +444,8 @@ def entry(
     node: str | None = None,
     quiet: bool = False,
     promotion: str = "same",
+    public: bool = False,
+    aliases: tuple[str, ...] = (),
     doc: str | None = None,
     **formulas: str,
 ) -> type[TableOp]:
@@ -452,7 +456,10 @@ def entry(
     ``PowBackward1``). ``quiet``: the kernel may divide by zero or leave its domain;
     NumPy's warnings are off (torch is silent there). ``promotion``: the dtype the
     public function computes in, ``"same"`` as the input or ``"float"`` (integers in the
-    default float dtype). Example::
+    default float dtype). ``public``: the tensor layer builds from the entry its public
+    function (``hookgrad.tanh``, with ``out=``), its ``Tensor`` method and its in-place
+    variant (``tanh_``), also under torch's other names (``aliases``: ``arctanh``);
+    otherwise a hand-written function calls the node. Example::
 
         Tanh = entry("tanh(Tensor self) -> Tensor", np.tanh,
                      self="tanh_backward(grad, result)")
@@ -495,6 +502,8 @@ def entry(
         "node_name": name,
         "quiet": quiet,
         "promotion": promotion,
+        "public": public,
+        "aliases": aliases,
         "input_names": tuple(signature.inputs),
         "params": tuple(signature.params),
         "saves": tuple(saves),
@@ -541,6 +550,11 @@ def entry(
         ARRAY_NAMESPACE.setdefault(signature.name, _array_function(cls))
         TENSOR_NAMESPACE.setdefault(signature.name, _tensor_function(cls))
     return cls
+
+
+def public_entries() -> list[type[TableOp]]:
+    """The entries whose public function, method and in-place variant are generated."""
+    return [cls for name, cls in ENTRIES.items() if cls.public and name == cls.signature.name]
 
 
 def _arguments(cls: type[TableOp], args: tuple, kwargs: dict) -> tuple[list, list]:

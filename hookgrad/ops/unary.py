@@ -24,10 +24,11 @@ def _unary(schema: str, kernel: Any, formula: str, **options: Any) -> Any:
     return entry(schema, kernel, quiet=True, self=formula, **options)
 
 
-def _real(schema: str, kernel: Any, formula: str, doc: str) -> Any:
-    """A function of the reals (and complex numbers): integer and bool tensors compute in
-    the default float dtype."""
-    return _unary(schema, kernel, formula, promotion="float", doc=doc)
+def _real(schema: str, kernel: Any, formula: str, doc: str, **options: Any) -> Any:
+    """A function of the reals (and complex numbers) with generated public function,
+    method and in-place variant: integer and bool tensors compute in the default float
+    dtype."""
+    return _unary(schema, kernel, formula, promotion="float", public=True, doc=doc, **options)
 
 
 # ---------------------------------------------------------------- exponentials and logs
@@ -155,18 +156,21 @@ Asin = _real(
     np.arcsin,
     "grad * (-self * self + 1).rsqrt().conj()",
     "Elementwise inverse sine; NaN outside [-1, 1] for real input.",
+    aliases=("arcsin",),
 )
 Acos = _real(
     "acos(Tensor self) -> Tensor",
     np.arccos,
     "grad * -((-self * self + 1).rsqrt()).conj()",
     "Elementwise inverse cosine; NaN outside [-1, 1] for real input.",
+    aliases=("arccos",),
 )
 Atan = _real(
     "atan(Tensor self) -> Tensor",
     np.arctan,
     "grad / (self * self + 1).conj()",
     "Elementwise inverse tangent.",
+    aliases=("arctan",),
 )
 Sinh = _real(
     "sinh(Tensor self) -> Tensor",
@@ -191,6 +195,7 @@ Asinh = _real(
     np.arcsinh,
     "grad * (self.pow(2) + 1).rsqrt().conj()",
     "Elementwise inverse hyperbolic sine.",
+    aliases=("arcsinh",),
 )
 Acosh = _real(
     "acosh(Tensor self) -> Tensor",
@@ -199,12 +204,14 @@ Acosh = _real(
     "grad / ((self - 1).sqrt() * (self + 1).sqrt()).conj() if self.is_complex()"
     " else grad * (self * self - 1).rsqrt()",
     "Elementwise inverse hyperbolic cosine; NaN below 1 for real input.",
+    aliases=("arccosh",),
 )
 Atanh = _real(
     "atanh(Tensor self) -> Tensor",
     np.arctanh,
     "grad / (1 - self.pow(2)).conj()",
     "Elementwise inverse hyperbolic tangent; NaN outside [-1, 1] for real input.",
+    aliases=("arctanh",),
 )
 
 TanhBackward = entry(

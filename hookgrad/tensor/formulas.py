@@ -1,6 +1,8 @@
-"""Binds the derivative table to the tensor layer: formulas that run on tensors
-(``create_graph=True``) call hookgrad's public functions, and the fast path wraps its
-arrays as ``Tensor``. Imported once by ``hookgrad.tensor``."""
+"""Binds the derivative table to the tensor layer, once, from ``hookgrad.tensor``:
+formulas that run on tensors (``create_graph=True``) call hookgrad's public functions,
+the fast path wraps its arrays as ``Tensor``, and the public entries' functions and
+in-place variants become ``Tensor`` methods (``x.exp()``, ``x.exp_()``) — the one place
+where methods are attached from the table."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ from hookgrad.tensor import creation, dispatch
 from hookgrad.tensor.functions import (
     arithmetic,
     conversion,
+    generated,
     indexing,
+    inplace,
     joining,
     linalg,
     reduction,
@@ -18,7 +22,7 @@ from hookgrad.tensor.functions import (
 )
 from hookgrad.tensor.tensor import Tensor
 
-_MODULES = (arithmetic, conversion, indexing, joining, linalg, reduction, shape, unary)
+_MODULES = (arithmetic, conversion, generated, indexing, joining, linalg, reduction, shape, unary)
 _CREATION = ("zeros_like", "ones_like", "full_like", "empty_like", "zeros", "ones", "full")
 
 table.bind(
@@ -32,3 +36,6 @@ table.bind(
     }
     | {name: getattr(creation, name) for name in _CREATION},
 )
+
+for _name, _function in (generated.FUNCTIONS | inplace.TABLE_INPLACE).items():
+    setattr(Tensor, _name, _function)

@@ -1,4 +1,6 @@
-"""Public functions built from derivative-table entries (``exp = public(ops.Exp)``).
+"""Public functions built from derivative-table entries: ``hookgrad.exp`` and every
+other entry marked ``public`` (``FUNCTIONS``, by torch name and alias), exported by
+``hookgrad`` and attached as ``Tensor`` methods by ``hookgrad.tensor.formulas``.
 
 An entry's ``promotion`` says which dtype its kernel computes in: ``"float"`` (integer
 and bool tensors in the default float dtype, as torch's ``exp``), ``"same"`` (the
@@ -15,6 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad import grad_mode
+from hookgrad.ops import table
+from hookgrad.ops import unary as _unary  # noqa: F401 (defines its entries)
 from hookgrad.tensor import dtypes
 from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import apply_arrays, check_cast, write_inplace
@@ -82,3 +86,18 @@ def write_out(result: Any, out: Any) -> Any:
         out._data = array.astype(out._data.dtype, copy=True)
     write_inplace(out, array)
     return out
+
+
+def _functions() -> dict[str, Callable[..., Any]]:
+    functions = {}
+    for cls in table.public_entries():
+        function = public(cls)
+        for name in (cls.signature.name, *cls.aliases):
+            functions[name] = function
+    return functions
+
+
+# Every generated public function, by name.
+FUNCTIONS = _functions()
+__all__ = sorted(FUNCTIONS)
+globals().update(FUNCTIONS)

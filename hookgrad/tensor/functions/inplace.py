@@ -28,6 +28,7 @@ import numpy as np
 from hookgrad import grad_mode
 from hookgrad.ops import arithmetic as arithmetic_ops
 from hookgrad.ops import inplace as ops
+from hookgrad.ops import table
 from hookgrad.ops import unary as unary_ops
 from hookgrad.ops.indexing import Key
 from hookgrad.tensor import dtypes, random
@@ -66,16 +67,11 @@ __all__ = [
     "clamp_max_",
     "clamp_min_",
     "clip_",
-    "exp_",
     "fill_",
     "index_put_",
-    "log_",
     "neg_",
     "negative_",
     "relu_",
-    "sigmoid_",
-    "sqrt_",
-    "tanh_",
     "zero_",
 ]
 
@@ -294,40 +290,14 @@ def inplace_variant(cls: Any) -> Callable[..., Any]:
     return function
 
 
-# The in-place variants of the real functions of the table, by name (``exp_`` ...).
-REAL_INPLACE = {
-    f"{cls.signature.name}_": inplace_variant(cls)
-    for cls in (
-        unary_ops.Exp,
-        unary_ops.Exp2,
-        unary_ops.Expm1,
-        unary_ops.Log,
-        unary_ops.Log2,
-        unary_ops.Log10,
-        unary_ops.Log1p,
-        unary_ops.Sqrt,
-        unary_ops.Rsqrt,
-        unary_ops.Reciprocal,
-        unary_ops.Sin,
-        unary_ops.Cos,
-        unary_ops.Tan,
-        unary_ops.Asin,
-        unary_ops.Acos,
-        unary_ops.Atan,
-        unary_ops.Sinh,
-        unary_ops.Cosh,
-        unary_ops.Tanh,
-        unary_ops.Asinh,
-        unary_ops.Acosh,
-        unary_ops.Atanh,
-        unary_ops.Sigmoid,
-    )
+# The in-place variants of the table's public entries, by name (``exp_``, ``arcsin_``).
+TABLE_INPLACE = {
+    f"{name}_": inplace_variant(cls)
+    for cls in table.public_entries()
+    for name in (cls.signature.name, *cls.aliases)
 }
-exp_ = REAL_INPLACE["exp_"]
-log_ = REAL_INPLACE["log_"]
-sqrt_ = REAL_INPLACE["sqrt_"]
-sigmoid_ = REAL_INPLACE["sigmoid_"]
-tanh_ = REAL_INPLACE["tanh_"]
+__all__ += sorted(TABLE_INPLACE)
+globals().update(TABLE_INPLACE)
 
 
 def relu_(input: Any) -> Any:
@@ -570,11 +540,6 @@ class InplaceMethods:
     pow_ = pow_
     neg_ = neg_
     negative_ = neg_
-    exp_ = exp_
-    log_ = log_
-    sqrt_ = sqrt_
-    sigmoid_ = sigmoid_
-    tanh_ = tanh_
     relu_ = relu_
     abs_ = abs_
     absolute_ = abs_
@@ -604,7 +569,3 @@ class InplaceMethods:
 
 clip_ = clamp_
 negative_ = neg_
-
-
-for _name, _function in REAL_INPLACE.items():
-    setattr(InplaceMethods, _name, _function)

@@ -17,40 +17,22 @@ from hookgrad.ops import unary as ops
 from hookgrad.tensor import dtypes
 from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import apply_arrays, wrap_constant
-from hookgrad.tensor.functions.generated import public
 from hookgrad.tensor.promotion import float_arrays, is_scalar
 
 __all__ = [
     "abs",
     "absolute",
-    "acos",
-    "acosh",
     "angle",
-    "arccos",
-    "arccosh",
-    "arcsin",
-    "arcsinh",
-    "arctan",
     "arctan2",
-    "arctanh",
-    "asin",
-    "asinh",
-    "atan",
     "atan2",
-    "atanh",
     "ceil",
     "clamp",
     "clamp_max",
     "clamp_min",
     "clip",
-    "cos",
-    "cosh",
     "erf",
     "erfc",
     "erfinv",
-    "exp",
-    "exp2",
-    "expm1",
     "fix",
     "floor",
     "frac",
@@ -60,26 +42,14 @@ __all__ = [
     "isneginf",
     "isposinf",
     "lerp",
-    "log",
-    "log10",
-    "log1p",
-    "log2",
     "logit",
     "nan_to_num",
-    "reciprocal",
     "relu",
     "round",
-    "rsqrt",
     "sgn",
-    "sigmoid",
     "sign",
     "signbit",
-    "sin",
-    "sinh",
-    "sqrt",
     "square",
-    "tan",
-    "tanh",
     "trunc",
     "xlogy",
 ]
@@ -131,43 +101,13 @@ def _same_dtype(op: Any, input: Any, function: str) -> Any:
 # ---------------------------------------------------------------- exponentials and logs
 
 
-exp = public(ops.Exp)
-
-
-exp2 = public(ops.Exp2)
-
-
-expm1 = public(ops.Expm1)
-
-
-log = public(ops.Log)
-
-
-log2 = public(ops.Log2)
-
-
-log10 = public(ops.Log10)
-
-
-log1p = public(ops.Log1p)
-
-
 # ---------------------------------------------------------------- powers and roots
-
-
-sqrt = public(ops.Sqrt)
-
-
-rsqrt = public(ops.Rsqrt)
 
 
 def square(input: Any) -> Any:
     """Elementwise ``input ** 2`` (integer tensors stay integer; bool becomes int64)."""
     _check_tensor(input, "square")
     return input.pow(2)
-
-
-reciprocal = public(ops.Reciprocal)
 
 
 # ---------------------------------------------------------------- sign and magnitude
@@ -226,50 +166,6 @@ def signbit(input: Any) -> Any:
 # ---------------------------------------------------------------- trigonometric
 
 
-sin = public(ops.Sin)
-
-
-cos = public(ops.Cos)
-
-
-tan = public(ops.Tan)
-
-
-asin = public(ops.Asin)
-
-
-acos = public(ops.Acos)
-
-
-atan = public(ops.Atan)
-
-
-sinh = public(ops.Sinh)
-
-
-cosh = public(ops.Cosh)
-
-
-tanh = public(ops.Tanh)
-
-
-asinh = public(ops.Asinh)
-
-
-acosh = public(ops.Acosh)
-
-
-atanh = public(ops.Atanh)
-
-
-arcsin = asin
-arccos = acos
-arctan = atan
-arcsinh = asinh
-arccosh = acosh
-arctanh = atanh
-
-
 def atan2(input: Any, other: Any) -> Any:
     """Elementwise angle of the point ``(other, input)`` in radians, in [-pi, pi].
 
@@ -287,9 +183,6 @@ arctan2 = atan2
 
 
 # ---------------------------------------------------------------- activations
-
-
-sigmoid = public(ops.Sigmoid)
 
 
 def relu(input: Any) -> Any:
@@ -582,17 +475,7 @@ class UnaryMethods:
 
     __slots__ = ()
 
-    exp = exp
-    exp2 = exp2
-    expm1 = expm1
-    log = log
-    log2 = log2
-    log10 = log10
-    log1p = log1p
-    sqrt = sqrt
-    rsqrt = rsqrt
     square = square
-    reciprocal = reciprocal
     abs = abs
     absolute = abs
     __abs__ = abs
@@ -600,27 +483,8 @@ class UnaryMethods:
     sgn = sgn
     angle = angle
     signbit = signbit
-    sin = sin
-    cos = cos
-    tan = tan
-    asin = asin
-    arcsin = asin
-    acos = acos
-    arccos = acos
-    atan = atan
-    arctan = atan
-    sinh = sinh
-    cosh = cosh
-    tanh = tanh
-    asinh = asinh
-    arcsinh = asinh
-    acosh = acosh
-    arccosh = acosh
-    atanh = atanh
-    arctanh = atanh
     atan2 = atan2
     arctan2 = atan2
-    sigmoid = sigmoid
     relu = relu
     logit = logit
     erf = erf
