@@ -22,6 +22,7 @@ from hookgrad.grad_mode import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
+    is_inference,
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
@@ -78,6 +79,13 @@ from hookgrad.tensor.functions.linalg import *  # noqa: F403
 from hookgrad.tensor.functions.reduction import *  # noqa: F403
 from hookgrad.tensor.functions.shape import *  # noqa: F403
 from hookgrad.tensor.functions.unary import *  # noqa: F403
+from hookgrad.tensor.layout import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from hookgrad.tensor.random import (
     Generator,
     default_generator,

@@ -32,6 +32,8 @@ import numpy as np
 
 from hookgrad import grad_mode, hooks
 from hookgrad.graph import anomaly
+from hookgrad.graph.accumulate import AccumulateGrad
+from hookgrad.graph.hook_results import check_single_result
 from hookgrad.graph.node import Edge, Node
 from hookgrad.hooks import call_hook, hook_name
 
@@ -48,7 +50,7 @@ _thread = _ThreadState()
 class _GraphTask:
     """The state of one backward pass."""
 
-    __slots__ = ("id", "deps", "exec_nodes", "captures", "captured")
+    __slots__ = ("id", "deps", "exec_nodes", "captures", "captured", "lone_root")
 
     def __init__(self) -> None:
         self.id = next(_task_ids)
@@ -57,6 +59,9 @@ class _GraphTask:
         self.exec_nodes: set[Node] | None = None
         self.captures: dict[Node, list[tuple[int, int]]] = {}
         self.captured: list[Any] = []
+        # The root node when the pass has a single root (torch then starts at that node
+        # itself, not at a dummy node in front of the roots), else None.
+        self.lone_root: Node | None = None
 
     def will_execute(self, node: Node) -> bool:
         if self.exec_nodes is None:
@@ -71,13 +76,26 @@ def current_graph_task_id() -> int:
 
 
 def will_engine_execute_node(node: Node) -> bool:
-    """Whether the backward pass running on this thread will reach ``node``."""
+    """Whether the backward pass running on this thread will reach ``node``.
+
+    As torch answers it: the root of a pass with a single root does not count (torch's
+    graph task starts at it, outside the graph it walks), and asking about a leaf's
+    ``AccumulateGrad`` that ``autograd.grad`` captures is an error.
+    """
     tasks = _thread.tasks
     if not tasks:
         raise RuntimeError(
             "_get_should_execute_nodes should only be called during the backward pass"
         )
-    return tasks[-1].will_execute(node)
+    task = tasks[-1]
+    if node is task.lone_root:
+        return False
+    if node in task.captures and isinstance(node, AccumulateGrad):
+        raise RuntimeError(
+            "A leaf node was passed to _will_engine_execute_node but we are currently "
+            "running autograd.grad(). This is currently not supported."
+        )
+    return task.will_execute(node)
 
 
 def run_backward(
@@ -98,6 +116,8 @@ def run_backward(
     """
     task = _GraphTask()
     task.deps = _count_dependencies(roots)
+    if len(roots) == 1:
+        task.lone_root = roots[0][0]
     if inputs is not None:
         _select_nodes(task, roots, inputs, capture)
     stack = _thread.tasks
@@ -200,6 +220,10 @@ def _execute(
         if root is not None:
             deps[root] += 1
     edges: Iterable[tuple[Edge, Any]] = zip(roots, grad_roots)
+    if exec_nodes is not None and task.lone_root is not None:
+        if not task.will_execute(task.lone_root):
+            _call_lone_root_hooks(roots[0], grad_roots[0])
+            return
     while True:
         # Deliver the gradients of the node that just ran (at first: the seeds) ...
         for (child, input_nr), grad in edges:
@@ -235,6 +259,15 @@ def _execute(
         if not keep:
             node._release_variables()
         edges = zip(node.next_functions, grad_inputs)
+
+
+def _call_lone_root_hooks(root: Edge, grad: Any) -> None:
+    """The tensor hooks (and ``retain_grad``) of a single root the pass does not need:
+    torch runs them anyway, and nothing else (e.g. ``backward(inputs=[unused])``)."""
+    node, output_nr = root
+    grads: list[Any] = [None] * node._num_outputs  # type: ignore[union-attr]
+    grads[output_nr] = grad
+    _call_tensor_pre_hooks(node, grads)  # type: ignore[arg-type]
 
 
 # The ready queue is a binary max-heap on sequence numbers that pushes and pops exactly
@@ -354,7 +387,7 @@ def _call_tensor_pre_hooks(node: Node, grads: list[Any]) -> list[Any]:
                 grad = grads[output_nr]
                 result = call_hook("tensor", (node, output_nr), hook, grad)
                 if result is not None:
-                    _check_single_result(hook, grad, result)
+                    check_single_result(hook, grad, result)
                     grads[output_nr] = result
     if node._retain_grad_hooks:
         for output_nr, retain in tuple(node._retain_grad_hooks.items()):
@@ -436,30 +469,5 @@ def _check_hook_result(hook: Any, result: Any, values: Sequence[Any]) -> tuple[A
             f"(got {len(result)}, but expected {len(values)})"
         )
     for original, value in zip(values, result):
-        _check_single_result(hook, original, value)
+        check_single_result(hook, original, value)
     return result
-
-
-def _check_single_result(hook: Any, original: Any, result: Any) -> None:
-    """A hook may return None or a tensor like the one it received."""
-    if result is None:
-        return
-    if original is None:
-        raise RuntimeError("can't replace a None gradient with a non-None value")
-    if not hasattr(result, "_data") or not hasattr(result, "grad_fn"):
-        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-    if result.dtype != original.dtype:
-        raise RuntimeError(
-            f"hook '{hook_name(hook)}' has changed the type of value (was "
-            f"{_type_string(original.dtype)} got {_type_string(result.dtype)})"
-        )
-    if result.shape != original.shape:
-        raise RuntimeError(f"hook '{hook_name(hook)}' has changed the size of value")
-
-
-def _type_string(dtype: Any) -> str:
-    """torch's legacy type name as its hook errors print it: ``torch.FloatTensor``."""
-    name = dtype.type_name
-    if dtype.is_complex:
-        return name  # NOTE: torch prints e.g. CPUComplexFloatType here, not a Tensor name
-    return f"torch.{name[3:-4]}Tensor"

@@ -1,5 +1,5 @@
 """Thread-local grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``,
-``inference_mode``.
+``inference_mode``; ``is_inference`` tells an inference tensor.
 
 Each mode is a small class usable as a context manager and as a decorator. The state
 lives in a ``threading.local``, so one thread's ``no_grad`` never affects another's.
@@ -33,6 +33,23 @@ def is_grad_enabled() -> bool:
 def is_inference_mode_enabled() -> bool:
     """True inside ``inference_mode()``."""
     return _state.inference
+
+
+def is_inference(input: Any) -> bool:
+    """True when ``input`` is an inference tensor (made inside ``inference_mode()``, or a
+    view of one); torch's ``torch.is_inference``. Example::
+
+        with hookgrad.inference_mode():
+            t = hookgrad.ones(2)
+        hookgrad.is_inference(t)     # True
+    """
+    # NOTE: duck-typed: this layer sits below ``Tensor``.
+    if not hasattr(input, "_is_inference") or not hasattr(input, "_data"):
+        raise TypeError(
+            "is_inference(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
+    return input.is_inference()
 
 
 def _set_grad_enabled(mode: bool) -> None:

@@ -107,7 +107,9 @@ class BackwardFunction(FunctionCtx, Node):
         """The tensors given to ``save_for_backward``; an error once they were freed."""
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(None if item is None else item.unpack(self) for item in self._saved)
+        return tuple(
+            None if item is None else item.unpack(self, detached_ok=True) for item in self._saved
+        )
 
     @property
     def _raw_saved_tensors(self) -> tuple[SavedTensor | None, ...]:

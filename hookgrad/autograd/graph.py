@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from hookgrad import engine
 from hookgrad.graph import saved
-from hookgrad.graph.node import Node
+from hookgrad.graph.node import GradientEdge, Node
 from hookgrad.hooks import MultiHandle, RemovableHandle, call_hook
 
 __all__ = [
@@ -100,13 +100,6 @@ def increment_version(tensor: Any) -> None:
     in-place change does; saved tensors then detect the change."""
     for t in (tensor,) if hasattr(tensor, "_data") else tensor:
         t._bump_version()
-
-
-class GradientEdge(NamedTuple):
-    """Where gradients for a tensor flow: ``node`` (its grad_fn or leaf accumulator)."""
-
-    node: Node
-    output_nr: int
 
 
 def get_gradient_edge(tensor: Any) -> GradientEdge:

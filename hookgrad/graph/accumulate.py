@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from hookgrad.graph.hook_results import check_single_result
 from hookgrad.graph.node import Node, next_sequence_nr
 from hookgrad.hooks import call_hook
 
@@ -37,14 +38,35 @@ class AccumulateGrad(Node):
         grad = grad_outputs[0]
         variable = self.variable
         if grad is not None:
-            with _accumulate_lock:
-                variable._accumulate_grad(grad)
+            # NOTE: as in torch, a leaf that stopped requiring grad since it was used
+            # (``detach_()``, ``requires_grad_(False)``) gets no ``.grad``; its hooks run.
+            if variable._requires_grad:
+                with _accumulate_lock:
+                    variable._accumulate_grad(grad)
             hooks = variable._post_accumulate_grad_hooks
             if hooks:
-                for hook in tuple(hooks.values()):
-                    if call_hook("post_accumulate", variable, hook, variable) is not None:
-                        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+                _call_post_accumulate_hooks(variable, hooks)
         return ()
+
+
+def _call_post_accumulate_hooks(variable: Any, hooks: Any) -> None:
+    """Call each ``hook(tensor)``; as torch does, a hook may return the tensor it was
+    given (``lambda p: p.add_(p.grad, alpha=-lr)``), which counts as returning None.
+
+    Any other result is checked like a gradient hook's (a tensor of the same dtype and
+    shape), passed to the next hooks instead of the tensor, and then an error.
+    """
+    argument = variable
+    replaced = False
+    for hook in tuple(hooks.values()):
+        result = call_hook("post_accumulate", variable, hook, argument)
+        if result is None or result is argument:
+            continue
+        check_single_result(hook, argument, result)
+        argument = result
+        replaced = True
+    if replaced:
+        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 class CopyBackwards(Node):

@@ -11,11 +11,21 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from hookgrad.hooks import HookDict, RemovableHandle, add_hook
 
 Edge = tuple[Optional["Node"], int]
+
+
+class GradientEdge(NamedTuple):
+    """Where gradients for a tensor flow: ``node`` (its grad_fn or leaf accumulator) and
+    which of its inputs. Example: ``get_gradient_edge(x * 2).node.name()`` is
+    ``'MulBackward0'``."""
+
+    node: Node
+    output_nr: int
+
 
 _sequence = itertools.count()
 

@@ -38,6 +38,11 @@ FREED_MESSAGE = (
     "tensors after calling backward."
 )
 
+DETACHED_MESSAGE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead"
+)
+
 REGISTER_FREED_MESSAGE = (
     "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
     "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
@@ -238,9 +243,14 @@ class SavedTensor:
         self._packed = packed
         self._unpack_hook = unpack_hook
 
-    def unpack(self, node: Any = None) -> Any:
+    def unpack(self, node: Any = None, *, detached_ok: bool = False) -> Any:
         """The saved value; ``node`` is the node that owns this saved tensor (needed to
-        re-attach a saved output)."""
+        re-attach a saved output).
+
+        A saved input that was a non-leaf and has been ``detach_()``ed since is an error,
+        as in torch's backward; ``detached_ok``: return it anyway (torch's
+        ``grad_fn._saved_<name>`` and a custom Function's ``saved_tensors`` do).
+        """
         value = self._value
         if value is None:
             return self._unpack_special(node)
@@ -248,6 +258,8 @@ class SavedTensor:
         if counter is not None and counter.value != self._saved_version:
             raise RuntimeError(self._version_message(node, counter.value))
         if self._output_nr is None:
+            if value._detached_in_place and not detached_ok:
+                raise RuntimeError(DETACHED_MESSAGE)
             return value
         out = value._as_output_of(node, self._output_nr)
         out._version_counter = counter
@@ -316,7 +328,7 @@ class _SavedConstant(SavedTensor):
             )
         raise RuntimeError(f"Calling register_hooks on a saved {type(self._value).__name__}")
 
-    def unpack(self, node: Any = None) -> Any:
+    def unpack(self, node: Any = None, *, detached_ok: bool = False) -> Any:
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         return self._value

@@ -148,7 +148,7 @@ def logit_backward(grad_output: Any, x: Any, eps: float | None = None) -> Any:
     """
     low, high, outside = (0.0, 1.0, math.nan) if eps is None else (eps, 1 - eps, 0.0)
     inside = grad_output / np.abs(x * (1 - x))
-    return np.where((x < low) | (x > high), outside, inside).astype(inside.dtype, copy=False)
+    return np.where((x < low) | (x > high), outside, inside)
 
 
 # Constants formulas use, as torch's C++ formulas do.

@@ -29,8 +29,7 @@ class Op(Node):
         node_name: the name torch gives the node; default ``<ClassName>Backward0``.
         view: True for an op whose output shares its input's memory (torch's view ops:
             ``transpose``, ``select``, basic indexing ...); the tensor layer makes that
-            output a view of the input's base. An instance may set it to False when its
-            forward had to copy (``reshape`` of a non-contiguous tensor).
+            output a view of the input's base.
 
     Non-tensor parameters (dims, exponents, shapes) are plain attributes set in
     ``__init__``; ``grad_fn._saved_<name>`` reads them like saved tensors.
@@ -106,7 +105,8 @@ class Op(Node):
             key = name[7:]
             saved = self._saved_named(key)
             if saved is not None:
-                return saved.unpack(self)
+                # torch's ``_saved_self`` still reads a tensor detached in place since.
+                return saved.unpack(self, detached_ok=True)
             if key in self.__dict__:
                 return self.__dict__[key]
         raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")

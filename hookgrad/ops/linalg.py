@@ -1,11 +1,17 @@
 """Linear algebra ops: the matrix products (mm, bmm, mv, dot, matmul, addmm ...), einsum, trace.
 
-Every product here is a contraction, an einsum equation over its operands: ``mm`` is
-``ij,jk->ik``. Its backward is a contraction too: the gradient of one operand is the
+The two-operand products (mm, bmm, mv, dot, vdot, addmm, addmv, baddbmm, addr) are entries
+of the derivative table (``hookgrad.ops.table``) with torch's formulas: ``mm``'s gradients
+are ``mm``s of the gradient with the other operand, transposed as torch's
+``mm_mat1_backward`` does for an operand laid out column by column.
+
+The rest are hand-written, as their backward is an algorithm. Every one is a
+contraction, an einsum equation over its operands: ``matmul`` of a batch is
+``Aij,Ajk->Aik``. Its backward is a contraction too: the gradient of one operand is the
 einsum of the output gradient with the conjugates of the other operands, mapped back to
-that operand's labels (``ik,jk->ij`` gives ``grad @ mat2^H``). So the backward of every
-product is an einsum call on tensors (``grad._einsum(equation, *others)``), which is
-itself differentiable: higher derivatives come for free.
+that operand's labels (``ik,jk->ij`` gives ``grad @ mat2^H``). So each backward is an
+einsum call on tensors (``grad._einsum(equation, *others)``), which is itself
+differentiable: higher derivatives come for free.
 
 The forward of an einsum runs on arrays (``contract``): each operand first loses its
 repeated labels (diagonals) and the labels nothing else needs (sums), then the operands
@@ -23,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops.base import Op
+from hookgrad.ops.table import entry, helper
 
 LETTERS = string.ascii_uppercase + string.ascii_lowercase
 
@@ -284,65 +291,6 @@ def _grad_equations(equation: str, transposed: tuple[bool, bool]) -> tuple[str, 
     return f"{output},{b}->{a_out}", f"{output},{a}->{b_out}"
 
 
-class Mm(Product):
-    """``self @ mat2`` for two matrices."""
-
-    input_names = ("self", "mat2")
-    saves = ("mat2", "self")
-    saved_for = {"mat2": ("self",), "self": ("mat2",)}
-    equation = "ij,jk->ik"
-
-
-class Bmm(Product):
-    """Batched ``self @ mat2`` for two 3-D tensors with the same batch size."""
-
-    input_names = ("self", "mat2")
-    saves = ("mat2", "self")
-    saved_for = {"mat2": ("self",), "self": ("mat2",)}
-    equation = "bij,bjk->bik"
-
-
-class Mv(Product):
-    """``self @ vec``: a matrix times a vector."""
-
-    input_names = ("self", "vec")
-    saves = ("self", "vec")
-    saved_for = {"self": ("vec",), "vec": ("self",)}
-    equation = "ij,j->i"
-
-
-class Dot(Op):
-    """The inner product of two vectors (no conjugation)."""
-
-    input_names = ("self", "tensor")
-    saves = ("self", "tensor")
-    saved_for = {"self": ("tensor",), "tensor": ("self",)}
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return np.dot(a, b)
-
-    def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
-        needs = self.needs_input_grad
-        return (grad * b.conj() if needs[0] else None, grad * a.conj() if needs[1] else None)
-
-
-class Vdot(Op):
-    """``sum(conj(self) * other)``: the inner product that conjugates its first vector."""
-
-    input_names = ("self", "other")
-    saves = ("other", "self")
-    saved_for = {"other": ("self",), "self": ("other",)}
-
-    def forward(self, a: Any, b: Any) -> Any:
-        return np.vdot(a, b)
-
-    def backward(self, grad: Any) -> Any:
-        b, a = self.unpack()
-        needs = self.needs_input_grad
-        return (b * grad.conj() if needs[0] else None, a * grad if needs[1] else None)
-
-
 class Matmul(Product):
     """``torch.matmul`` beyond dot/mv/mm: a vector or (broadcast) batch of matrices.
 
@@ -368,26 +316,131 @@ def _matmul_equation(ndims: tuple[int, int], batch_ndims: tuple[int, int]) -> st
     return f"{a},{b}->{out}"
 
 
-# ---------------------------------------------------------------- beta * self + alpha * product
+# ---------------------------------------------------------------- products of the table
+
+# torch's ``mm_mat1_backward``/``mm_mat2_backward``: an operand laid out column by column
+# (a transposed matrix, ``x @ w.T``) gets its gradient computed transposed, so that after
+# the transpose's backward ``w.grad`` is contiguous like ``w`` (mixed layouts make later
+# elementwise ops, like an optimizer step, several times slower).
+helper(
+    "mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha)",
+    "maybe_multiply(mat2.conj().mm(grad.t()).t(), scalar_conj(alpha)) "
+    "if mat1_strides[0] == 1 and mat1_strides[1] == mat1_sizes[0] "
+    "else maybe_multiply(grad.mm(mat2.t().conj()), scalar_conj(alpha))",
+)
+helper(
+    "mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha)",
+    "maybe_multiply(grad.t().mm(mat1.conj()).t(), scalar_conj(alpha)) "
+    "if mat2_strides[0] == 1 and mat2_strides[1] == mat2_sizes[0] "
+    "else maybe_multiply(mat1.t().conj().mm(grad), scalar_conj(alpha))",
+)
+
+Mm = entry(
+    "mm(Tensor self, Tensor mat2) -> Tensor",
+    np.matmul,
+    self="mm_mat1_backward(grad, mat2, self.sym_sizes(), self.sym_strides(), 1)",
+    mat2="mm_mat2_backward(grad, self, mat2.sym_sizes(), mat2.sym_strides(), 1)",
+)
+Bmm = entry(
+    "bmm(Tensor self, Tensor mat2) -> Tensor",
+    np.matmul,
+    self="grad.bmm(mat2.transpose(1, 2).conj())",
+    mat2="self.transpose(1, 2).conj().bmm(grad)",
+)
+Mv = entry(
+    "mv(Tensor self, Tensor vec) -> Tensor",
+    np.matmul,
+    self="grad.ger(vec.conj())",
+    vec="self.conj().t().mv(grad)",
+)
+# The inner product of two vectors, without conjugation; ``vdot`` conjugates ``self``.
+Dot = entry(
+    "dot(Tensor self, Tensor tensor) -> Tensor",
+    np.dot,
+    self="grad * tensor.conj()",
+    tensor="grad * self.conj()",
+)
+Vdot = entry(
+    "vdot(Tensor self, Tensor other) -> Tensor",
+    np.vdot,
+    self="grad.conj() * other",
+    other="grad * self",
+)
 
 
-class AddProduct(Product):
-    """``beta * self + alpha * product(a, b)``: addmm, addmv, baddbmm, addbmm, addr.
+def _add_product(product: Any) -> Any:
+    """The kernel of ``beta * self + alpha * product(a, b)``: with ``beta == 0`` ``self``
+    is ignored (its NaNs do not propagate), as in torch."""
 
-    With ``beta == 0`` ``self`` is ignored (its NaNs do not propagate), as in torch.
+    def kernel(c: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
+        out = product(a, b)
+        if alpha != 1:
+            out = out * alpha
+        if beta != 0:
+            out = out + (c if beta == 1 else beta * c)
+        return out.astype(np.result_type(c, a, b), copy=False)
+
+    return kernel
+
+
+# ``nn.Linear``'s op.
+Addmm = entry(
+    "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    _add_product(np.matmul),
+    self="maybe_multiply(grad, beta.conj())",
+    mat1="mm_mat1_backward(grad, mat2, mat1.sym_sizes(), mat1.sym_strides(), alpha)",
+    mat2="mm_mat2_backward(grad, mat1, mat2.sym_sizes(), mat2.sym_strides(), alpha)",
+)
+Addmv = entry(
+    "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    _add_product(np.matmul),
+    self="maybe_multiply(grad, beta.conj())",
+    mat="maybe_multiply(grad.ger(vec.conj()), alpha.conj())",
+    vec="maybe_multiply(mat.t().conj().mv(grad), alpha.conj())",
+)
+Baddbmm = entry(
+    "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"
+    " -> Tensor",
+    _add_product(np.matmul),
+    self="maybe_multiply(grad, beta.conj())",
+    batch1="maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha.conj())",
+    batch2="maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha.conj())",
+)
+Addr = entry(
+    "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    _add_product(np.multiply.outer),
+    self="maybe_multiply(grad, beta.conj())",
+    vec1="maybe_multiply(grad.mv(vec2.conj()), alpha.conj())",
+    vec2="maybe_multiply(grad.t().mv(vec1.conj()), alpha.conj())",
+)
+
+
+def _bmm_sum(a: Any, b: Any) -> Any:
+    return contract(("bij", "bjk"), "ik", (a, b))
+
+
+_addbmm = _add_product(_bmm_sum)
+
+
+class Addbmm(Product):
+    """``beta * self + alpha * sum_b batch1[b] @ batch2[b]``.
+
+    Hand-written: torch's formulas read ``batch1.sym_size(0)`` (saved as
+    ``_saved_batch1_sym_argsize_0``), which the table does not save.
     """
+
+    input_names = ("self", "batch1", "batch2")
+    saves = ("batch1", "batch2")
+    saved_for = {"batch1": ("batch2",), "batch2": ("batch1",)}
+    equation = "bij,bjk->ik"
 
     def __init__(self, beta: Any = 1, alpha: Any = 1) -> None:
         self.beta = beta
         self.alpha = alpha
 
     def forward(self, c: Any, a: Any, b: Any) -> Any:  # type: ignore[override]
-        out = super().forward(a, b)
-        if self.alpha != 1:
-            out = out * self.alpha
-        if self.beta != 0:
-            out = out + (c if self.beta == 1 else self.beta * c)
-        return out.astype(np.result_type(c, a, b), copy=False)
+        self.transposed = (_is_transposed(a), _is_transposed(b))
+        return _addbmm(c, a, b, self.beta, self.alpha)
 
     def backward(self, grad: Any) -> Any:
         a, b = _saved_operands(self)
@@ -401,57 +454,6 @@ class AddProduct(Product):
             grad_a = None if grad_a is None else grad_a * alpha
             grad_b = None if grad_b is None else grad_b * alpha
         return grad_c, grad_a, grad_b
-
-
-class Addmm(AddProduct):
-    """``beta * self + alpha * (mat1 @ mat2)``; ``nn.Linear``'s op."""
-
-    input_names = ("self", "mat1", "mat2")
-    saves = ("mat1", "mat2")
-    saved_for = {"mat1": ("mat2",), "mat2": ("mat1",)}
-    equation = "ij,jk->ik"
-
-
-class Addmv(AddProduct):
-    """``beta * self + alpha * (mat @ vec)``."""
-
-    input_names = ("self", "mat", "vec")
-    saves = ("mat", "vec")
-    saved_for = {"mat": ("vec",), "vec": ("mat",)}
-    equation = "ij,j->i"
-
-
-class Baddbmm(AddProduct):
-    """``beta * self + alpha * bmm(batch1, batch2)``."""
-
-    input_names = ("self", "batch1", "batch2")
-    saves = ("batch1", "batch2")
-    saved_for = {"batch1": ("batch2",), "batch2": ("batch1",)}
-    equation = "bij,bjk->bik"
-
-
-class Addbmm(AddProduct):
-    """``beta * self + alpha * sum_b batch1[b] @ batch2[b]``."""
-
-    input_names = ("self", "batch1", "batch2")
-    saves = ("batch1", "batch2")
-    saved_for = {"batch1": ("batch2",), "batch2": ("batch1",)}
-    equation = "bij,bjk->ik"
-
-    def product(self, a: Any, b: Any) -> Any:
-        return contract(("bij", "bjk"), "ik", (a, b))
-
-
-class Addr(AddProduct):
-    """``beta * self + alpha * outer(vec1, vec2)``."""
-
-    input_names = ("self", "vec1", "vec2")
-    saves = ("vec1", "vec2")
-    saved_for = {"vec1": ("vec2",), "vec2": ("vec1",)}
-    equation = "i,j->ij"
-
-    def product(self, a: Any, b: Any) -> Any:
-        return np.multiply.outer(a, b)
 
 
 # ---------------------------------------------------------------- trace

@@ -1,10 +1,15 @@
 """Reductions and scans: sum, mean, var/std, prod, max/min/median, amax/amin,
 logsumexp, vector norms, cumsum/cumprod, softmax and log_softmax.
 
-``dim`` is a sorted tuple of non-negative dims (None: all of them) for ops that reduce
-several dims at once, and a non-negative int for ops along one dim (``MaxDim``,
-``Cumsum``, ``Softmax`` ...). A backward first puts the reduced dims back as size 1
-(``_restore``), so that its tensors broadcast against the input.
+sum, mean, amax/amin, max/min/median of all elements, logsumexp and cumsum are entries
+of the derivative table (``hookgrad.ops.table``) with torch's formulas; their ``dim`` is
+a sorted tuple of non-negative dims (``()`` or None: all of them), saved as torch saves
+it. The others are hand-written: var/std (and their pairs with the mean), prod and
+cumprod (their gradients at zeros are an algorithm), the ``(values, indices)`` ops along
+a dim (two outputs), vector norms, softmax and log_softmax. There ``dim`` is a sorted
+tuple (None: all dims) or, for ops along one dim, a non-negative int; a backward first
+puts the reduced dims back as size 1 (``_restore``), so that its tensors broadcast
+against the input.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import numpy as np
 
 from hookgrad import grad_mode
 from hookgrad.ops.base import Op
+from hookgrad.ops.table import entry, helper
 from hookgrad.ops.util import as_axis, reduced_shape
 
 
@@ -53,46 +59,56 @@ def _bool_constant(like: Any, array: Any) -> Any:
 
 # ---------------------------------------------------------------- sum / mean
 
+# torch's FunctionsManual helpers, written over sizes and dims as Python tuples. Dims are
+# the non-negative, sorted dims the public functions pass (``unsqueeze_multiple`` inserts
+# them in ascending order, as torch's loop does).
+helper(
+    "unsqueeze_multiple(t, dim)",
+    "t if not dim else unsqueeze_multiple(t.unsqueeze(dim[0]), dim[1:])",
+)
+helper(
+    "sum_backward(grad, sizes, dims, keepdim)",
+    "grad.expand(sizes) if keepdim or not sizes or not dims "
+    "else unsqueeze_multiple(grad, dims).expand(sizes)",
+)
+helper(
+    "_safe_size(sizes, dim)",
+    "1 if not sizes or not dim else sizes[dim[0]] * _safe_size(sizes, dim[1:])",
+)
+helper(
+    "mean_backward(grad, shape, dim, numel, keepdim)",
+    "sum_backward(grad, shape, dim, keepdim) / (numel if not dim else _safe_size(shape, dim))",
+)
 
-class Sum(Op):
-    """Sum over ``dim`` (SumBackward0 for a full sum, SumBackward1 over dims)."""
 
-    input_names = ("self",)
-
-    def __init__(self, dim: tuple[int, ...] | None, keepdim: bool, np_dtype: Any = None):
-        self.dim = dim
-        self.keepdim = keepdim
-        self.np_dtype = np_dtype
-        if dim is not None:
-            self.node_name = "SumBackward1"
-
-    def forward(self, a: Any) -> Any:
-        self.input_shape = a.shape
-        return np.sum(a, axis=as_axis(self.dim), keepdims=self.keepdim, dtype=self.np_dtype)
-
-    def backward(self, grad: Any) -> Any:
-        return _expand_back(grad, self.input_shape, self.dim, self.keepdim)
+def _axis(dim: Any) -> Any:
+    """NumPy's ``axis`` for torch's ``dim``: None or ``()`` reduces every dim."""
+    return tuple(dim) if dim else None
 
 
-class Mean(Op):
-    """Mean over ``dim`` (MeanBackward0 for a full mean, MeanBackward1 over dims)."""
-
-    input_names = ("self",)
-
-    def __init__(self, dim: tuple[int, ...] | None, keepdim: bool, np_dtype: Any = None):
-        self.dim = dim
-        self.keepdim = keepdim
-        self.np_dtype = np_dtype
-        if dim is not None:
-            self.node_name = "MeanBackward1"
-
-    def forward(self, a: Any) -> Any:
-        self.input_shape = a.shape
-        self.count = _count(a.shape, self.dim)
-        return np.mean(a, axis=as_axis(self.dim), keepdims=self.keepdim, dtype=self.np_dtype)
-
-    def backward(self, grad: Any) -> Any:
-        return _expand_back(grad / self.count, self.input_shape, self.dim, self.keepdim)
+Sum = entry(
+    "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+    lambda a, dtype: np.sum(a, dtype=dtype),
+    self="grad.expand(self.sym_sizes())",
+)
+SumDim = entry(
+    "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)"
+    " -> Tensor",
+    lambda a, dim, keepdim, dtype: np.sum(a, axis=_axis(dim), keepdims=keepdim, dtype=dtype),
+    node="SumBackward1",
+    self="sum_backward(grad, self.sym_sizes(), dim, keepdim)",
+)
+Mean = entry(
+    "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+    lambda a, dtype: np.mean(a, dtype=dtype),
+    self="grad.expand(self.sym_sizes()) / self.sym_numel()",
+)
+MeanDim = entry(
+    "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    lambda a, dim, keepdim, dtype: np.mean(a, axis=_axis(dim), keepdims=keepdim, dtype=dtype),
+    node="MeanBackward1",
+    self="mean_backward(grad, self.sym_sizes(), dim, self.sym_numel(), keepdim)",
+)
 
 
 # ---------------------------------------------------------------- var / std
@@ -300,41 +316,30 @@ def _median_indices(a: Any, axis: int) -> Any:
     return indices
 
 
-class _SelectAll(Op):
-    """A full reduction to one of the input's elements; ties share the gradient evenly."""
+# Ties share the gradient evenly; a NaN result is the gradient of the NaN elements.
+helper(
+    "evenly_distribute_backward(grad, input, value)",
+    "_fill_evenly(grad, input, input.isnan() if value.isnan() else input == value)",
+)
+helper("_fill_evenly(grad, input, mask)", "zeros_like(input).masked_fill(mask, grad / mask.sum())")
 
-    input_names = ("self",)
-    saves = ("self", "result")
-
-    select: Callable[[Any], Any]
-
-    def forward(self, a: Any) -> Any:
-        return self.select(a)
-
-    def backward(self, grad: Any) -> Any:
-        x, result = self.unpack()
-        chosen = (x == result) | ((x != x) & (result != result))
-        return (grad / chosen.sum()).where(chosen, 0)
-
-
-class Max(_SelectAll):
-    """The largest element."""
-
-    node_name = "MaxBackward1"
-    select = staticmethod(np.max)
-
-
-class Min(_SelectAll):
-    """The smallest element."""
-
-    node_name = "MinBackward1"
-    select = staticmethod(np.min)
-
-
-class Median(_SelectAll):
-    """The lower median of all elements."""
-
-    select = staticmethod(_lower_median)
+Max = entry(
+    "max(Tensor self) -> Tensor",
+    np.max,
+    node="MaxBackward1",
+    self="evenly_distribute_backward(grad, self, result)",
+)
+Min = entry(
+    "min(Tensor self) -> Tensor",
+    np.min,
+    node="MinBackward1",
+    self="evenly_distribute_backward(grad, self, result)",
+)
+Median = entry(
+    "median(Tensor self) -> Tensor",
+    _lower_median,
+    self="evenly_distribute_backward(grad, self, result)",
+)
 
 
 class _SelectAlongDim(Op):
@@ -398,68 +403,55 @@ class MedianDim(_SelectAlongDim):
     indices_of = staticmethod(_median_indices)
 
 
-class _Extremum(Op):
-    """Max or min over ``dim``; ties in a slice share its gradient evenly."""
+# ``restore_reduced_dims``: a reduced tensor with its reduced dims back as size 1.
+helper(
+    "_restored_sizes(sizes, dims)",
+    "tuple(1 if i in dims else sizes[i - len([d for d in dims if d < i])] "
+    "for i in range(len(sizes) + len(dims)))",
+)
+helper(
+    "restore_reduced_dims(output, dims, keepdim)",
+    "output if keepdim else output.reshape(_restored_sizes(output.shape, dims))",
+)
+helper("scale_grad_by_count(grad, mask, dims)", "(grad / mask.sum(dims, True)) * mask")
 
-    input_names = ("self",)
-    saves = ("self", "result")
-
-    def __init__(self, dim: tuple[int, ...] | None, keepdim: bool) -> None:
-        self.dim = dim
-        self.keepdim = keepdim
-
-    reduce: Callable[..., Any]
-
-    def forward(self, a: Any) -> Any:
-        self.input_shape = a.shape
-        return self.reduce(a, axis=as_axis(self.dim), keepdims=self.keepdim)
-
-    def backward(self, grad: Any) -> Any:
-        x, result = self.unpack()
-        chosen = x == _restore(result, self.input_shape, self.dim, self.keepdim)
-        grad = _restore(grad, self.input_shape, self.dim, self.keepdim)
-        return (grad / chosen.sum(self.dim, keepdim=True)).where(chosen, 0)
-
-
-class Amax(_Extremum):
-    """The maximum over ``dim``."""
-
-    reduce = staticmethod(np.amax)
-
-
-class Amin(_Extremum):
-    """The minimum over ``dim``."""
-
-    reduce = staticmethod(np.amin)
+Amax = entry(
+    "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+    lambda a, dim, keepdim: np.amax(a, axis=_axis(dim), keepdims=keepdim),
+    self="scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
+    "restore_reduced_dims(result, dim, keepdim) == self, dim)",
+)
+Amin = entry(
+    "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+    lambda a, dim, keepdim: np.amin(a, axis=_axis(dim), keepdims=keepdim),
+    self="scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
+    "restore_reduced_dims(result, dim, keepdim) == self, dim)",
+)
 
 
 # ---------------------------------------------------------------- logsumexp / norm
 
 
-class Logsumexp(Op):
-    """``log(sum(exp(x)))`` over ``dim``, shifted by the maximum so it cannot overflow."""
+def _logsumexp(a: Any, dim: Any, keepdim: bool) -> Any:
+    """``log(sum(exp(a)))`` over ``dim``, shifted by the maximum so it cannot overflow."""
+    axis = _axis(dim)
+    shift = np.amax(a, axis=axis, keepdims=True) if a.size else np.zeros((), a.dtype)
+    shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
+    with np.errstate(divide="ignore"):
+        total = np.log(np.sum(np.exp(a - shift), axis=axis, keepdims=True)) + shift
+    return total if keepdim else np.squeeze(total, axis=axis)
 
-    input_names = ("self",)
-    saves = ("self", "result")
 
-    def __init__(self, dim: tuple[int, ...] | None, keepdim: bool) -> None:
-        self.dim = dim
-        self.keepdim = keepdim
-
-    def forward(self, a: Any) -> Any:
-        self.input_shape = a.shape
-        axis = as_axis(self.dim)
-        shift = np.amax(a, axis=axis, keepdims=True) if a.size else np.zeros((), a.dtype)
-        shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
-        with np.errstate(divide="ignore"):
-            total = np.log(np.sum(np.exp(a - shift), axis=axis, keepdims=True)) + shift
-        return _drop(total, self.dim, self.keepdim)
-
-    def backward(self, grad: Any) -> Any:
-        x, result = self.unpack()
-        result = _restore(result, self.input_shape, self.dim, self.keepdim)
-        grad = _restore(grad, self.input_shape, self.dim, self.keepdim)
-        return grad * (x - result).exp().conj()
+helper(
+    "logsumexp_backward(grad, self, result, dim, keepdim)",
+    "grad * (self - result).exp().conj() if keepdim or self.ndim == 0 "
+    "else unsqueeze_multiple(grad, dim) * (self - unsqueeze_multiple(result, dim)).exp().conj()",
+)
+Logsumexp = entry(
+    "logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+    _logsumexp,
+    self="logsumexp_backward(grad, self, result, dim, keepdim)",
+)
 
 
 class VectorNorm(Op):
@@ -531,20 +523,16 @@ def _reversed_cumsum(t: Any, dim: int) -> Any:
     return t.flip(dim).cumsum(dim).flip(dim) if t.ndim else t
 
 
-class Cumsum(Op):
-    """Running sum along ``dim``."""
-
-    input_names = ("self",)
-
-    def __init__(self, dim: int, np_dtype: Any = None) -> None:
-        self.dim = dim
-        self.np_dtype = np_dtype
-
-    def forward(self, a: Any) -> Any:
-        return np.cumsum(_along(a), axis=self.dim, dtype=self.np_dtype).reshape(a.shape)
-
-    def backward(self, grad: Any) -> Any:
-        return _reversed_cumsum(grad, self.dim)
+helper("reversed_cumsum(w, dim)", "w.flip(dim).cumsum(dim).flip(dim)")
+helper(
+    "cumsum_backward(grad, dim)",
+    "grad if grad.numel() <= 1 or grad.shape[dim] == 1 else reversed_cumsum(grad, dim)",
+)
+Cumsum = entry(
+    "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    lambda a, dim, dtype: np.cumsum(_along(a), axis=dim, dtype=dtype).reshape(a.shape),
+    self="cumsum_backward(grad, dim)",
+)
 
 
 class Cumprod(Op):

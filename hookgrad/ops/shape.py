@@ -4,6 +4,12 @@ Where torch returns a view, the forward returns a NumPy view of its input, so th
 tensors share memory as torch's do. Dims reaching these classes are already wrapped
 (non-negative) by the tensor layer, which also checks the arguments.
 
+NumPy strides are bytes, torch's are elements, and the two libraries choose different
+strides for size-1 dims (and NumPy gives an empty array all-zero strides), which torch's
+``view`` rules and ``stride()`` can see. So every view op here builds its output with the
+strides torch's op gives (``torch_strides``, ``compute_stride``, ``as_view``): a NumPy
+array's strides divided by its itemsize are then torch's ``stride()``.
+
 A backward only uses methods of the gradient tensor. Putting a gradient back into a
 larger tensor of zeros is ``new_zeros(...).slice_scatter(...)`` (or ``select_scatter`` /
 ``diagonal_scatter``), as torch's own formulas do, so double backward comes for free.
@@ -11,6 +17,7 @@ larger tensor of zeros is ``new_zeros(...).slice_scatter(...)`` (or ``select_sca
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -32,44 +39,205 @@ def _index(dim: int, key: Any) -> tuple[Any, ...]:
     return (slice(None),) * dim + (key, Ellipsis)
 
 
+# ---------------------------------------------------------------- torch's strides
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides (in elements) of a C-contiguous tensor of ``shape``, as torch
+    computes them (a size-0 dim counts as 1). Example: ``(2, 0, 3)`` -> ``(3, 3, 1)``."""
+    strides = []
+    step = 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def torch_layout(a: np.ndarray) -> np.ndarray:
+    """``a``, restrided to torch's contiguous strides when NumPy left an empty array with
+    all-zero strides (as ``np.zeros((2, 0))`` does); otherwise ``a`` itself."""
+    if a.size or not a.ndim or any(a.strides):
+        return a
+    return as_view(a, a.shape, contiguous_strides(a.shape))
+
+
+def torch_strides(a: np.ndarray) -> tuple[int, ...]:
+    """torch's ``stride()`` of ``a``: its strides in elements.
+
+    Example: a float32 array of shape (2, 3) has NumPy strides (12, 4): torch's (3, 1).
+    """
+    item = a.itemsize
+    return tuple(s // item for s in torch_layout(a).strides)
+
+
+def as_view(
+    a: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...], writeable: bool = True
+) -> np.ndarray:
+    """A view of ``a``'s memory (from its first element) with ``shape`` and ``strides``
+    in elements; ``a`` itself when it has them already."""
+    item = a.itemsize
+    wanted = tuple(s * item for s in strides)
+    if a.shape == shape and a.strides == wanted and (writeable or not a.flags.writeable):
+        return a
+    return np.lib.stride_tricks.as_strided(a, shape, wanted, writeable=writeable)
+
+
+def compute_stride(
+    old_shape: tuple[int, ...], old_strides: tuple[int, ...], new_shape: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """torch's ``computeStride``: the strides of a view of shape ``new_shape`` on memory of
+    ``old_shape``/``old_strides``, or None when no view can have that shape.
+
+    The old dims are cut into chunks that are contiguous among themselves; each chunk must
+    be made of whole new dims. Example: a transposed (3, 4) tensor (strides (1, 3)) can be
+    viewed as (3, 2, 2) (strides (1, 6, 3)) but not as (12,).
+    """
+    if not old_shape:
+        return (1,) * len(new_shape)
+    if math.prod(old_shape) == 0:
+        if old_shape == new_shape:
+            return old_strides
+        return contiguous_strides(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        # The chunk ends here unless the dim before continues it in memory.
+        if tensor_d == 0 or (
+            old_shape[tensor_d - 1] != 1
+            and old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride
+        ):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def _reshaped(a: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+    """A view of ``a`` with ``shape`` and torch's ``strides``: NumPy's own reshape when it
+    gives those strides (the fast, common case), else ``as_strided``."""
+    try:
+        out = a.reshape(shape, copy=False)
+    except ValueError:
+        out = a
+    return as_view(out, shape, strides)
+
+
+VIEW_ERROR = (
+    "view size is not compatible with input tensor's size and stride (at least one "
+    "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+)
+
+
 # ---------------------------------------------------------------- reshape / expand
 
 
 class Reshape(Op):
-    """``view`` / ``reshape``: the same elements in a new shape.
-
-    A view when NumPy can reshape without copying (``ViewBackward0``); otherwise
-    ``reshape`` copies (``UnsafeViewBackward0``, as torch) and ``view`` raises.
-    """
+    """``view`` / ``reshape`` (when a view is possible): the same memory in a new shape,
+    with the strides torch's ``computeStride`` gives; raises torch's error when no view
+    of that shape exists (``reshape`` copies first then, see ``UnsafeView``)."""
 
     view = True
     node_name = "ViewBackward0"
     input_names = ("self",)
 
-    def __init__(self, shape: tuple[int, ...], allow_copy: bool = True) -> None:
+    def __init__(self, shape: tuple[int, ...]) -> None:
         self.shape = shape
-        self.allow_copy = allow_copy
 
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
-        out = np.reshape(a, self.shape)
-        if a.size and not np.may_share_memory(out, a):
-            if not self.allow_copy:
-                raise RuntimeError(
-                    "view size is not compatible with input tensor's size and stride (at "
-                    "least one dimension spans across two contiguous subspaces). Use "
-                    ".reshape(...) instead."
-                )
-            self.node_name = "UnsafeViewBackward0"
-            self.view = False
-        return out
+        shape = self.shape
+        if a.size and 1 not in a.shape and 1 not in shape:
+            # NOTE: without size-1 dims, a view's strides are fixed by where its elements
+            # lie, so NumPy's view, when it finds one, has torch's strides (the fast path).
+            try:
+                return a.reshape(shape, copy=False)
+            except ValueError:
+                raise RuntimeError(VIEW_ERROR) from None
+        strides = compute_stride(a.shape, torch_strides(a), shape)
+        if strides is None:
+            raise RuntimeError(VIEW_ERROR)
+        return _reshaped(a, shape, strides)
 
     def backward(self, grad: Any) -> Any:
         return grad.reshape(self.self_sym_sizes)
 
 
+class ReshapeAlias(Reshape):
+    """``reshape`` of a non-contiguous tensor that can still be a view (torch's
+    ``_reshape_alias``)."""
+
+    node_name = "ReshapeAliasBackward0"
+
+
+class UnsafeView(Reshape):
+    """The second half of a ``reshape`` that must copy: torch's ``_unsafe_view`` of the
+    contiguous copy (not a view: nothing else sees the copy)."""
+
+    view = False
+    node_name = "UnsafeViewBackward0"
+
+
+class ContiguousCopy(Op):
+    """``contiguous()`` of a tensor laid out otherwise: a copy with ``strides`` (torch
+    names its node ``CloneBackward0``); the gradient passes through unchanged."""
+
+    node_name = "CloneBackward0"
+    input_names = ("self",)
+
+    def __init__(self, strides: tuple[int, ...] | None = None) -> None:
+        self.strides = strides
+
+    def forward(self, a: Any) -> Any:
+        if self.strides is None:
+            return np.array(a, order="C")
+        shape = a.shape
+        size = 1 + sum((n - 1) * s for n, s in zip(shape, self.strides)) if a.size else 0
+        out = as_view(np.empty(size, a.dtype), shape, self.strides)
+        np.copyto(out, a)
+        return out
+
+    def backward(self, grad: Any) -> Any:
+        return grad
+
+
+def expand_strides(
+    shape: tuple[int, ...], strides: tuple[int, ...], target: tuple[int, ...]
+) -> tuple[int, ...]:
+    """torch's ``inferExpandGeometry``: an expanded dim gets stride 0; a new leading dim of
+    size 1 gets the stride a contiguous dim there would have. Example: shape (3, 1),
+    strides (1, 1) expanded to (1, 3, 4) -> (3, 1, 0)."""
+    if not shape:
+        return (0,) * len(target)
+    out = [0] * len(target)
+    lead = len(target) - len(shape)
+    for i in range(len(target) - 1, -1, -1):
+        if i >= lead:
+            size, stride = shape[i - lead], strides[i - lead]
+        else:
+            size, stride = 1, target[i + 1] * out[i + 1]
+        out[i] = stride if size == target[i] else 0
+    return tuple(out)
+
+
 class Expand(Op):
-    """Broadcast to a larger shape without copying; the gradient is summed back."""
+    """Broadcast to a larger shape without copying; the gradient is summed back.
+
+    Like ``np.broadcast_to``, the result is read-only when elements share memory, so an
+    in-place write raises torch's error.
+    """
 
     view = True
     input_names = ("self",)
@@ -79,7 +247,10 @@ class Expand(Op):
 
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
-        return np.broadcast_to(a, self.shape)
+        strides = expand_strides(a.shape, torch_strides(a), self.shape)
+        if any(s == 0 and n > 1 for s, n in zip(strides, self.shape)):
+            return as_view(np.broadcast_to(a, self.shape), self.shape, strides, writeable=False)
+        return _reshaped(a, self.shape, strides)
 
     def backward(self, grad: Any) -> Any:
         return grad.sum_to_size(self.self_sym_sizes)
@@ -99,7 +270,7 @@ class Transpose(Op):
         self.dim1 = dim1
 
     def forward(self, a: Any) -> Any:
-        return np.swapaxes(a, self.dim0, self.dim1) if a.ndim else a.view()
+        return np.swapaxes(torch_layout(a), self.dim0, self.dim1) if a.ndim else a.view()
 
     def backward(self, grad: Any) -> Any:
         return grad.transpose(self.dim0, self.dim1)
@@ -113,7 +284,7 @@ class MatrixT(Op):
     input_names = ("self",)
 
     def forward(self, a: Any) -> Any:
-        return a.T if a.ndim == 2 else a.view()
+        return torch_layout(a).T if a.ndim == 2 else a.view()
 
     def backward(self, grad: Any) -> Any:
         return grad.t()
@@ -129,7 +300,7 @@ class Permute(Op):
         self.dims = dims
 
     def forward(self, a: Any) -> Any:
-        return np.transpose(a, self.dims)
+        return np.transpose(torch_layout(a), self.dims)
 
     def backward(self, grad: Any) -> Any:
         return grad.permute(tuple(np.argsort(self.dims).tolist()))
@@ -149,8 +320,10 @@ class Squeeze(Op):
 
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
-        shape = tuple(s for d, s in enumerate(a.shape) if not (d in self.dims and s == 1))
-        return np.reshape(a, shape)
+        kept = [d for d, s in enumerate(a.shape) if not (d in self.dims and s == 1)]
+        strides = torch_strides(a)
+        shape = tuple(a.shape[d] for d in kept)
+        return _reshaped(a, shape, tuple(strides[d] for d in kept))
 
     def backward(self, grad: Any) -> Any:
         return grad.reshape(self.self_sym_sizes)
@@ -178,7 +351,12 @@ class Unsqueeze(Op):
         self.dim = dim
 
     def forward(self, a: Any) -> Any:
-        return np.expand_dims(a, self.dim)
+        dim = self.dim
+        shape, strides = list(a.shape), list(torch_strides(a))
+        # NOTE: torch's stride for the new dim: that of a contiguous dim there.
+        strides.insert(dim, 1 if dim >= a.ndim else shape[dim] * strides[dim])
+        shape.insert(dim, 1)
+        return _reshaped(a, tuple(shape), tuple(strides))
 
     def backward(self, grad: Any) -> Any:
         return grad.squeeze(self.dim)
@@ -248,7 +426,7 @@ class Split(Op):
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
         bounds = np.cumsum(self.sizes)[:-1]
-        pieces = tuple(np.split(a, bounds, axis=self.dim))
+        pieces = tuple(np.split(torch_layout(a), bounds, axis=self.dim))
         self.output_shapes = [p.shape for p in pieces]
         return pieces
 
@@ -275,6 +453,7 @@ class Unbind(Op):
         self.dim = dim
 
     def forward(self, a: Any) -> Any:
+        a = torch_layout(a)
         pieces = tuple(a[_index(self.dim, i)] for i in range(a.shape[self.dim]))
         shape = a.shape[: self.dim] + a.shape[self.dim + 1 :]
         self.output_shapes = [shape] * len(pieces)
@@ -303,7 +482,7 @@ class Slice(Op):
 
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
-        return a[_index(self.dim, slice(self.start, self.end, self.step))]
+        return torch_layout(a)[_index(self.dim, slice(self.start, self.end, self.step))]
 
     def backward(self, grad: Any) -> Any:
         zeros = grad.new_zeros(self.self_sym_sizes)
@@ -322,7 +501,7 @@ class Select(Op):
 
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
-        return a[_index(self.dim, self.index)]
+        return torch_layout(a)[_index(self.dim, self.index)]
 
     def backward(self, grad: Any) -> Any:
         zeros = grad.new_zeros(self.self_sym_sizes)
@@ -400,13 +579,19 @@ class SelectScatter(Op):
 
 
 def _diagonal_view(a: Any, offset: int, dim1: int, dim2: int) -> Any:
-    """A (writable) view of a diagonal of ``a``: the other dims, then the diagonal."""
+    """A (writable) view of a diagonal of ``a``: the other dims, then the diagonal.
+
+    Its stride is the sum of the two dims'; it starts at the diagonal's first element
+    (at ``a``'s first element when the diagonal is empty, as torch).
+    """
     row, col = (0, offset) if offset >= 0 else (-offset, 0)
     length = max(0, min(a.shape[dim1] - row, a.shape[dim2] - col))
-    index = [slice(None)] * a.ndim
-    index[dim1] = slice(min(row, a.shape[dim1]), None)
-    index[dim2] = slice(min(col, a.shape[dim2]), None)
-    corner = a[tuple(index)]
+    corner = a
+    if length:
+        index = [slice(None)] * a.ndim
+        index[dim1] = slice(row, None)
+        index[dim2] = slice(col, None)
+        corner = a[tuple(index)]
     keep = [d for d in range(a.ndim) if d not in (dim1, dim2)]
     shape = tuple(a.shape[d] for d in keep) + (length,)
     strides = tuple(a.strides[d] for d in keep) + (a.strides[dim1] + a.strides[dim2],)
@@ -426,7 +611,7 @@ class Diagonal(Op):
 
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
-        return _diagonal_view(a, self.offset, self.dim1, self.dim2)
+        return _diagonal_view(torch_layout(a), self.offset, self.dim1, self.dim2)
 
     def backward(self, grad: Any) -> Any:
         zeros = grad.new_zeros(self.self_sym_sizes)

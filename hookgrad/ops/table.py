@@ -62,7 +62,11 @@ ARRAY_NAMESPACE: dict[str, Any] = {"__builtins__": __builtins__}
 TENSOR_NAMESPACE: dict[str, Any] = {"__builtins__": __builtins__}
 ARRAY_NAMESPACE.update(array_api.FUNCTIONS)
 TENSOR_NAMESPACE.update(array_api.CONSTANTS)
-TENSOR_NAMESPACE.update(scalar_conj=array_api.scalar_conj, scalar_log=array_api.scalar_log)
+TENSOR_NAMESPACE.update(
+    scalar_conj=array_api.scalar_conj,
+    scalar_log=array_api.scalar_log,
+    is_grad_enabled=grad_mode.is_grad_enabled,  # torch's ``GradMode::is_enabled()``
+)
 
 
 def _unbound(*args: Any) -> Any:

@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from hookgrad import grad_mode
-from hookgrad.ops.table import TENSOR_NAMESPACE, entry, helper
+from hookgrad.ops.table import entry, helper
 
 
 def _unary(schema: str, kernel: Any, formula: str, **options: Any) -> Any:
@@ -271,7 +270,6 @@ def _logit(a: Any, eps: float | None) -> Any:
 # no graph is recorded and on tensors only when one is, so each side answers it; on
 # arrays ``logit_backward`` is torch's kernel, whose values differ from the composite's
 # at -0.0 and NaN.
-TENSOR_NAMESPACE.setdefault("is_grad_enabled", grad_mode.is_grad_enabled)
 helper(
     "infinitely_differentiable_logit_backward(grad, self, eps)",
     "where((self >= 0.0) & (self <= 1.0), grad / (self * (1.0 - self)), float('nan'))"

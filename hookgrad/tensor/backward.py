@@ -7,13 +7,15 @@ to the engine.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
 import numpy as np
 
 from hookgrad import engine
+from hookgrad.graph.node import GradientEdge
 from hookgrad.tensor import tensor as _tensor_module
+from hookgrad.tensor.functions.joining import stack
 
 TensorOrTensors = Union[Any, Sequence[Any]]
 
@@ -152,11 +154,15 @@ def grad(
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple[Any, ...]:
+) -> Any:
     """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
 
-    ``allow_unused``: return None (or zeros with ``materialize_grads``) for an input the
-    outputs do not depend on, instead of raising.
+    ``inputs``: a tensor, a sequence of tensors or ``GradientEdge``s, or a dict (the
+    result is then a dict with the same keys). ``allow_unused``: return None (or zeros
+    with ``materialize_grads``, which implies it) for an input the outputs do not depend
+    on, instead of raising. ``is_grads_batched``: the first dimension of each
+    ``grad_outputs`` entry is a batch of seeds; the result has one gradient per seed,
+    stacked (hookgrad runs one backward pass per seed, so hooks fire once per seed).
 
     Example::
 
@@ -170,12 +176,12 @@ def grad(
         )
     if allow_unused is None:
         allow_unused = materialize_grads
-    if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported by hookgrad")
     outs = _as_tuple(outputs)
-    ins = _as_tuple(inputs)
+    ins = _grad_inputs(inputs)
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        warnings.warn(ONLY_INPUTS_WARNING, FutureWarning, stacklevel=2)
     grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outs)
     if len(grads) != len(outs):
         raise RuntimeError(
@@ -184,24 +190,104 @@ def grad(
         )
     if retain_graph is None:
         retain_graph = create_graph
-    seeds = _make_grads(outs, grads)
     roots = _roots(outs)
+    edges = []
     for tensor in ins:
+        if isinstance(tensor, GradientEdge):
+            edges.append(tuple(tensor))
+            continue
         if not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    edges = [tensor._gradient_edge() for tensor in ins]
-    captured = engine.run_backward(
-        roots, seeds, keep_graph=retain_graph, create_graph=create_graph, inputs=edges, capture=True
+        edges.append(tensor._gradient_edge())
+    if is_grads_batched:
+        captured = _batched_grads(outs, grads, roots, edges, retain_graph, create_graph)
+    else:
+        seeds = _make_grads(outs, grads)
+        captured = engine.run_backward(
+            roots,
+            seeds,
+            keep_graph=retain_graph,
+            create_graph=create_graph,
+            inputs=edges,
+            capture=True,
+        )
+    result = tuple(
+        _unused_grad(index, tensor, allow_unused, materialize_grads, create_graph)
+        if value is None
+        else value
+        for index, (tensor, value) in enumerate(zip(ins, captured))
     )
-    result = []
-    for index, (tensor, value) in enumerate(zip(ins, captured)):
-        if value is None:
-            if not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {index} appears to not have been used "
-                    "in the graph. Set allow_unused=True if this is the desired behavior."
-                )
-            if materialize_grads:
-                value = _tensor_module.Tensor._make(np.zeros_like(tensor._data))
-        result.append(value)
-    return tuple(result)
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
+    return result
+
+
+ONLY_INPUTS_WARNING = (
+    "only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+    "gradient for other parts of the graph, please use torch.autograd.backward."
+)
+
+
+def _grad_inputs(inputs: Any) -> tuple[Any, ...]:
+    """``grad``'s ``inputs`` as a tuple: a tensor or edge, a sequence, or a dict's values."""
+    if isinstance(inputs, (_tensor_module.Tensor, GradientEdge)):
+        return (inputs,)
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(
+            f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. "
+            "Other Mapping types are not supported."
+        )
+    return tuple(inputs)
+
+
+def _unused_grad(
+    index: int, tensor: Any, allow_unused: bool, materialize: bool, create_graph: bool
+) -> Any:
+    """What ``grad`` returns for an input no gradient reached: None, zeros, or an error."""
+    if not allow_unused:
+        raise RuntimeError(
+            f"The differentiated Tensor at index {index} appears to not have been used "
+            "in the graph. Set allow_unused=True if this is the desired behavior."
+        )
+    if not materialize:
+        return None
+    if isinstance(tensor, GradientEdge):
+        raise RuntimeError(
+            "materialize_grads cannot be used when the given input is a GradientEdge"
+        )
+    zeros = _tensor_module.Tensor._make(np.zeros_like(tensor._data))
+    return zeros.requires_grad_(create_graph)
+
+
+def _batched_grads(
+    outs: tuple[Any, ...],
+    grads: tuple[Any, ...],
+    roots: list[Any],
+    edges: list[Any],
+    retain_graph: bool,
+    create_graph: bool,
+) -> list[Any]:
+    """``grad`` with ``is_grads_batched``: one pass per seed, the results stacked."""
+    for index, (output, grad) in enumerate(zip(outs, grads)):
+        if isinstance(grad, _tensor_module.Tensor) and grad.shape[1:] != output.shape:
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions "
+                "are expected to match the shape of corresponding output, but a mismatch "
+                f"was detected: grad_output[{index}] has a shape of {grad.shape} and "
+                f"output[{index}] has a shape of {output.shape}. If you only want some "
+                "tensors in `grad_output` to be considered batched, consider using vmap."
+            )
+    size = next(len(g) for g in grads if isinstance(g, _tensor_module.Tensor))
+    per_seed = []
+    for row in range(size):
+        seeds = _make_grads(outs, tuple(None if g is None else g[row] for g in grads))
+        keep = retain_graph or row < size - 1
+        per_seed.append(
+            engine.run_backward(
+                roots, seeds, keep_graph=keep, create_graph=create_graph, inputs=edges, capture=True
+            )
+        )
+    return [None if column[0] is None else stack(column) for column in zip(*per_seed)]

@@ -63,7 +63,7 @@ def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
             if isinstance(x, Tensor) and (
                 x._grad_fn is not None
                 or x._requires_grad
-                or (x._base is not None and x.grad_fn is not None)
+                or (x._base is not None and x.requires_grad)
             ):
                 _record(Tensor, op, inputs, outputs)
                 break
@@ -215,7 +215,7 @@ def _make_views(source: Any, outputs: Any) -> None:
         output._view_version = counter.value
         if meta:
             output._creation_meta = meta
-        if _state.inference:
+        if _state.inference or source._is_inference:
             output._is_inference = source._is_inference
 
 

@@ -32,6 +32,7 @@ from hookgrad.tensor.functions import (
     UnaryMethods,
 )
 from hookgrad.tensor.functions.inplace import InplaceMethods
+from hookgrad.tensor.layout import LayoutMethods
 from hookgrad.tensor.size import Size
 
 NON_LEAF_GRAD_WARNING = (
@@ -72,6 +73,7 @@ class CreationMeta:
 
 
 class Tensor(
+    LayoutMethods,
     ArithmeticMethods,
     UnaryMethods,
     ReductionMethods,
@@ -102,6 +104,7 @@ class Tensor(
     _backward_hooks: HookDict | None = None
     _post_accumulate_grad_hooks: HookDict | None = None
     _retains_grad = False
+    _detached_in_place = False  # a non-leaf ``detach_()``ed: saved inputs refuse to unpack
     _accumulator_ref = None
     _is_inference = False
     # Shared by a tensor, its views and its detached aliases; created on first bump.
@@ -238,6 +241,8 @@ class Tensor(
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if type(value) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         if self.grad_fn is not None:
             raise RuntimeError(LEAF_ONLY_MESSAGE + ("" if value else DETACH_HINT))
         self._set_requires_grad(value, "and complex ")
@@ -246,7 +251,15 @@ class Tensor(
         """Set ``requires_grad`` in place and return ``self``.
 
         On a non-leaf only ``requires_grad_(True)`` is allowed (it changes nothing).
+        Example::
+
+            w = hookgrad.zeros(3).requires_grad_()   # w.requires_grad is True
         """
+        if type(requires_grad) is not bool:
+            raise TypeError(
+                "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                f"{type(requires_grad).__name__}"
+            )
         if self.grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(LEAF_ONLY_MESSAGE + DETACH_HINT)
@@ -280,7 +293,9 @@ class Tensor(
     @property
     def grad(self) -> Tensor | None:
         """The accumulated gradient (leaves, and tensors that ``retain_grad()``)."""
-        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+        # NOTE: the stored node, as torch's check: a view made under no_grad whose base
+        # changed since must not raise here (its ``grad_fn`` does).
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -346,9 +361,18 @@ class Tensor(
             self._shared_version_counter().value += 1
 
     def detach_(self) -> Tensor:
-        """Detach ``self`` from the graph in place (not allowed on a view)."""
+        """Detach ``self`` from the graph in place (not allowed on a view).
+
+        As in torch, a non-leaf that an op saved as an input cannot be used by that op's
+        backward afterwards (a RuntimeError then). Example::
+
+            h = x * 2
+            h.detach_()       # h.requires_grad is False, h.grad_fn is None
+        """
         if self._base is not None:
             raise RuntimeError(DETACH_VIEW_MESSAGE)
+        if self._grad_fn is not None:
+            self._detached_in_place = True
         self._grad_fn = None
         self._requires_grad = False
         return self

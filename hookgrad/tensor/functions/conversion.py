@@ -166,11 +166,6 @@ def _check_complex_layout(data: np.ndarray) -> None:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
 
 
-def contiguous(input: Any, memory_format: Any = None) -> Any:
-    """``input`` itself: NumPy-backed tensors need no layout change for hookgrad."""
-    return input
-
-
 def _new_dtype(input: Any, dtype: Any) -> dtypes.dtype:
     return input.dtype if dtype is None else dtypes.to_dtype(dtype)
 
@@ -288,7 +283,6 @@ class ConversionMethods:
     imag = property(imag)
     _view_as_real = view_as_real  # for backward formulas; not a torch method
     _view_as_complex = _pairs_as_complex
-    contiguous = contiguous
     new_zeros = new_zeros
     new_ones = new_ones
     new_empty = new_empty

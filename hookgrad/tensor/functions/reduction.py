@@ -129,8 +129,10 @@ def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = 
 
         hookgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(0)    # tensor([4., 6.])
     """
-    dims = _reduce_dims(input, dim, keepdim)
-    return apply(ops.Sum(dims, keepdim, _sum_dtype(input, dtype)), input)
+    np_dtype = _sum_dtype(input, dtype)
+    if dim is None and not keepdim:
+        return apply(ops.Sum(np_dtype), input)
+    return apply(ops.SumDim(wrap_dims(dim, input._data.ndim), keepdim, np_dtype), input)
 
 
 def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -144,7 +146,9 @@ def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any =
             "mean(): could not infer output dtype. "
             f"{which} dtype must be either a floating point or complex dtype. Got: {name}"
         )
-    return apply(ops.Mean(_reduce_dims(input, dim, keepdim), keepdim, np_dtype), input)
+    if dim is None and not keepdim:
+        return apply(ops.Mean(np_dtype), input)
+    return apply(ops.MeanDim(wrap_dims(dim, input._data.ndim), keepdim, np_dtype), input)
 
 
 def _var_args(
@@ -325,7 +329,7 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
 def _extremum(name: str, op: Any, input: Tensor, dim: Dims, keepdim: bool) -> Tensor:
     if input._data.dtype.kind == "c":
         raise _no_complex_kernel(f"{name[1:]}_values_cpu", input)
-    dims = _reduce_dims(input, dim, keepdim)
+    dims = wrap_dims(dim, input._data.ndim) or ()
     given = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
     if not given:
         _check_numel(name, input)
@@ -390,7 +394,7 @@ def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
     """
     if input._data.dtype.kind not in "fc":
         input = input.to(dtypes.get_default_dtype())
-    return apply(ops.Logsumexp(_reduce_dims(input, dim, keepdim), keepdim), input)
+    return apply(ops.Logsumexp(wrap_dims(dim, input._data.ndim) or (), keepdim), input)
 
 
 def norm(
@@ -546,7 +550,7 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
             dims.append(lead + i)
         elif size_i != current[lead + i]:
             raise RuntimeError(f"size {list(shape)} is not expandable to size {list(current)}")
-    out = apply(ops.Sum(tuple(dims), True), input)
+    out = apply(ops.SumDim(tuple(dims), True), input)
     return out.reshape(shape) if lead else out
 
 

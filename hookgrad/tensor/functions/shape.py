@@ -42,6 +42,7 @@ from hookgrad.tensor.functions.joining import (
     triu,
     unbind,
 )
+from hookgrad.tensor.layout import contiguous
 
 __all__ = [
     "flatten",
@@ -111,19 +112,32 @@ def _infer_shape(given: tuple[int, ...], numel: int) -> tuple[int, ...]:
 
 
 def reshape(input: Any, *args: Any, shape: Any = None) -> Any:
-    """The same elements in a new shape (one dim may be ``-1``); a view when possible.
+    """The same elements in a new shape (one dim may be ``-1``).
 
+    As torch: a contiguous tensor is viewed (``ViewBackward0``); another is viewed too
+    when torch's stride rules allow it (``ReshapeAliasBackward0``), else copied to a
+    contiguous tensor and reshaped (``UnsafeViewBackward0`` after ``CloneBackward0``).
     Example: ``hookgrad.arange(6.0).reshape(2, -1).shape == (2, 3)``.
     """
     given = _varargs(args if shape is None else (shape,), "reshape", "shape")
     target = _infer_shape(given, input._data.size)
-    return apply(ops.Reshape(target), input)
+    data = input._data
+    if data.flags.c_contiguous:  # torch's is_contiguous(), as NumPy's flag reads it
+        return apply(ops.Reshape(target), input)
+    if ops.compute_stride(data.shape, ops.torch_strides(data), target) is None:
+        return apply(ops.UnsafeView(target), contiguous(input))
+    return apply(ops.ReshapeAlias(target), input)
 
 
 def view(input: Any, *shape: Any) -> Any:
-    """Like ``reshape`` but always a view: raises where the data would need a copy."""
+    """The same memory in a new shape (one dim may be ``-1``): always a view.
+
+    Works for some non-contiguous tensors too (splitting a dim, merging dims that lie
+    contiguously); raises torch's RuntimeError where only a copy could have that shape.
+    Example: ``x.transpose(1, 2).contiguous().view(B, T, C)``.
+    """
     target = _infer_shape(_varargs(shape, "view", "size"), input._data.size)
-    return apply(ops.Reshape(target, allow_copy=False), input)
+    return apply(ops.Reshape(target), input)
 
 
 def view_as(input: Any, other: Any) -> Any:
@@ -155,8 +169,9 @@ def flatten(input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 
 
 def ravel(input: Any) -> Any:
-    """All elements in one dim (a view when possible)."""
-    return reshape(input, -1)
+    """All elements in one dim: ``contiguous().view(-1)`` (a view of a contiguous tensor;
+    of a contiguous copy otherwise), as torch."""
+    return view(contiguous(input), -1)
 
 
 def unflatten(input: Any, dim: int, sizes: Sequence[int]) -> Any:

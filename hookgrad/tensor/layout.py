@@ -1,0 +1,242 @@
+"""Memory layout, as torch reports it: strides in elements, the storage a tensor shares
+with its views, the offset into it, memory formats, ``is_contiguous`` and ``contiguous``.
+
+A tensor's NumPy array already carries torch's layout (the view ops of
+``hookgrad.ops.shape`` build their outputs with torch's strides), so everything here is
+read from the array: ``stride()`` is its strides divided by its itemsize, and its storage
+is the memory of the array at the root of its NumPy ``base`` chain.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hookgrad.ops import shape as ops
+from hookgrad.ops.util import wrap_dim
+from hookgrad.tensor.dispatch import apply
+
+__all__ = [
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "memory_format",
+    "preserve_format",
+]
+
+
+# ---------------------------------------------------------------- memory formats
+
+
+class memory_format:  # noqa: N801  (torch's name)
+    """How a tensor's elements are ordered in memory (torch's ``torch.memory_format``).
+
+    The instances are ``contiguous_format`` (C order), ``channels_last`` (NHWC order of a
+    4-d NCHW tensor), ``channels_last_3d`` (NDHWC of a 5-d tensor) and ``preserve_format``
+    (keep the input's layout; for ``clone``, ``*_like``). Example::
+
+        x.is_contiguous(memory_format=hookgrad.channels_last)
+    """
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self._name}"
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+
+# The order in which dims get increasing strides, and the rank each format needs.
+_CHANNELS_LAST = {channels_last: ((1, 3, 2, 0), 4), channels_last_3d: ((1, 4, 3, 2, 0), 5)}
+
+
+def _check_format(fn: str, value: Any) -> None:
+    """torch's TypeError for a ``memory_format`` argument that is not one."""
+    if not isinstance(value, memory_format):
+        raise TypeError(
+            f"{fn}(): argument 'memory_format' must be torch.memory_format, not "
+            f"{type(value).__name__}"
+        )
+
+
+def _check_no_positional(fn: str, args: tuple[Any, ...]) -> None:
+    """torch's TypeError for a keyword-only argument given by position."""
+    if args:
+        raise TypeError(f"{fn}() takes 0 positional arguments but {len(args)} was given")
+
+
+def _format_strides(shape: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
+    """Dense strides with dims ``order`` (innermost first) increasing, as torch's
+    ``get_channels_last_strides`` (sizes of 0 are not raised to 1 there)."""
+    strides = [0] * len(shape)
+    step = 1
+    for dim in order:
+        strides[dim] = step
+        step *= shape[dim]
+    return tuple(strides)
+
+
+def _is_dense_in_order(
+    shape: tuple[int, ...], strides: tuple[int, ...], order: tuple[int, ...]
+) -> bool:
+    """Whether the dims in ``order`` (innermost first) have strides of a dense layout;
+    size-1 dims may have any stride."""
+    expected = 1
+    for dim in order:
+        if shape[dim] != 1:
+            if strides[dim] != expected:
+                return False
+            expected *= shape[dim]
+    return True
+
+
+# ---------------------------------------------------------------- strides and storage
+
+
+class UntypedStorage:
+    """The memory a tensor shares with its views (torch's ``untyped_storage()``): bytes.
+
+    Example: ``x.untyped_storage().data_ptr() == x[1:].untyped_storage().data_ptr()``.
+    """
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array: np.ndarray) -> None:
+        self._array = array  # the root array that owns the memory
+
+    def data_ptr(self) -> int:
+        """The address of the first byte (0 for an empty storage, as torch)."""
+        if not self._array.nbytes:
+            return 0
+        return int(self._array.__array_interface__["data"][0])
+
+    def nbytes(self) -> int:
+        """The size of the storage in bytes."""
+        return int(self._array.nbytes)
+
+    def size(self) -> int:
+        """The size in bytes (an untyped storage's elements are bytes)."""
+        return int(self._array.nbytes)
+
+    def __len__(self) -> int:
+        return int(self._array.nbytes)
+
+    def element_size(self) -> int:
+        """1: an untyped storage holds bytes."""
+        return 1
+
+    def __repr__(self) -> str:
+        return f"<UntypedStorage of {self.nbytes()} bytes at {self.data_ptr():#x}>"
+
+
+def _memory_root(array: np.ndarray) -> np.ndarray:
+    """The array at the root of ``array``'s chain of NumPy bases: the one owning the memory.
+
+    ``as_strided`` views sit on a ``DummyArray`` whose ``base`` is the array they view.
+    """
+    while True:
+        base = array.base
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)
+            if not isinstance(base, np.ndarray):
+                return array
+        array = base
+
+
+def stride(input: Any, dim: int | None = None) -> Any:
+    """The step in memory, in elements, between neighbours along each dim (a tuple), or
+    along ``dim``. Example: ``hookgrad.zeros(2, 3).stride() == (3, 1)``;
+    ``hookgrad.zeros(2, 3).t().stride(0) == 1``."""
+    strides = ops.torch_strides(input._data)
+    if dim is None:
+        return strides
+    if not strides:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return strides[wrap_dim(dim, len(strides))]
+
+
+def untyped_storage(input: Any) -> UntypedStorage:
+    """The memory this tensor shares with its base, its views and ``detach()``-ed aliases."""
+    return UntypedStorage(_memory_root(input._data))
+
+
+def storage_offset(input: Any) -> int:
+    """Where the first element lies in the storage, in elements.
+
+    Example: ``hookgrad.arange(6.0)[2:].storage_offset() == 2``.
+    """
+    data = input._data
+    root = _memory_root(data)
+    start = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return start // data.itemsize
+
+
+def data_ptr(input: Any) -> int:
+    """The address of the first element (0 for a tensor without storage, as torch)."""
+    data = input._data
+    if not _memory_root(data).nbytes:
+        return 0
+    return int(data.__array_interface__["data"][0])
+
+
+def is_contiguous(input: Any, *args: Any, memory_format: Any = contiguous_format) -> bool:
+    """Whether the elements lie densely in ``memory_format``'s order (C order by default;
+    ``channels_last``: a 4-d NCHW tensor stored as NHWC). Size-1 dims may have any stride
+    and an empty tensor is always contiguous in C order, as torch.
+
+    Example: ``x = hookgrad.zeros(2, 3)``: ``x.is_contiguous()``, not ``x.t().is_contiguous()``.
+    """
+    _check_no_positional("is_contiguous", args)
+    _check_format("is_contiguous", memory_format)
+    data = input._data
+    if memory_format in _CHANNELS_LAST:
+        order, rank = _CHANNELS_LAST[memory_format]
+        shape = data.shape
+        return len(shape) == rank and _is_dense_in_order(shape, ops.torch_strides(data), order)
+    # NOTE: NumPy's flag is torch's test: size-1 dims may have any stride, empty is dense.
+    return bool(data.flags.c_contiguous)
+
+
+def contiguous(input: Any, *args: Any, memory_format: Any = contiguous_format) -> Any:
+    """``input`` itself when it is contiguous in ``memory_format``, else a copy laid out
+    so (recorded as ``CloneBackward0``, as torch).
+
+    Example: ``y.transpose(1, 2).contiguous().view(B, T, C)`` (a transposed tensor
+    cannot be viewed with a merged shape; its contiguous copy can).
+    """
+    _check_no_positional("contiguous", args)
+    _check_format("contiguous", memory_format)
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if is_contiguous(input, memory_format=memory_format):
+        return input
+    if memory_format in _CHANNELS_LAST:
+        order, rank = _CHANNELS_LAST[memory_format]
+        shape = input._data.shape
+        if len(shape) != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {memory_format._name} format")
+        return apply(ops.ContiguousCopy(_format_strides(shape, order)), input)
+    return apply(ops.ContiguousCopy(), input)
+
+
+class LayoutMethods:
+    """Memory-layout methods of ``Tensor``."""
+
+    __slots__ = ()
+
+    stride = stride
+    storage_offset = storage_offset
+    data_ptr = data_ptr
+    untyped_storage = untyped_storage
+    is_contiguous = is_contiguous
+    contiguous = contiguous

@@ -1,0 +1,119 @@
+"""The table's reduction and linear algebra nodes against torch's: the node class, its
+``_saved_*`` attributes (names and values) and the graph of a ``create_graph=True``
+gradient (the double-backward nodes torch's formulas make)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hookgrad
+from tests.oracle import assert_close
+
+# (id, program over a library and tensors, input shapes)
+CASES = [
+    ("sum", lambda t, x: x.sum(), [(2, 3)]),
+    ("sum_dtype", lambda t, x: x.sum(dtype=t.float32), [(2, 3)]),
+    ("sum_dim", lambda t, x: x.sum(1), [(2, 3)]),
+    ("sum_dims", lambda t, x: x.sum((0, 2)), [(2, 3, 4)]),
+    ("sum_keepdim", lambda t, x: x.sum(1, keepdim=True), [(2, 3)]),
+    ("sum_all_keepdim", lambda t, x: x.sum(dim=None, keepdim=True), [(2, 3)]),
+    ("sum_empty_dims", lambda t, x: x.sum(()), [(2, 3)]),
+    ("mean", lambda t, x: x.mean(), [(2, 3)]),
+    ("mean_dim", lambda t, x: x.mean(1), [(2, 3)]),
+    ("mean_dims_keepdim", lambda t, x: x.mean((0, 2), keepdim=True), [(2, 3, 4)]),
+    ("amax", lambda t, x: x.amax(), [(2, 3)]),
+    ("amax_dim", lambda t, x: x.amax(1), [(2, 3)]),
+    ("amin_dims", lambda t, x: x.amin((0, 2)), [(2, 3, 4)]),
+    ("amin_keepdim", lambda t, x: x.amin(1, keepdim=True), [(2, 3)]),
+    ("max", lambda t, x: x.max(), [(2, 3)]),
+    ("min", lambda t, x: x.min(), [(2, 3)]),
+    ("median", lambda t, x: x.median(), [(2, 3)]),
+    ("logsumexp", lambda t, x: x.logsumexp(1), [(2, 3)]),
+    ("logsumexp_keepdim", lambda t, x: x.logsumexp((0, 1), keepdim=True), [(2, 3)]),
+    ("cumsum", lambda t, x: x.cumsum(1), [(2, 3)]),
+    ("mm", lambda t, a, b: a.mm(b), [(2, 3), (3, 4)]),
+    ("mm_mat2_t", lambda t, a, b: a.mm(b.t()), [(2, 3), (4, 3)]),
+    ("mm_self_t", lambda t, a, b: a.t().mm(b), [(3, 2), (3, 4)]),
+    ("matmul_2d", lambda t, a, b: a @ b, [(2, 3), (3, 4)]),
+    ("addmm", lambda t, c, a, b: t.addmm(c, a, b), [(4,), (2, 3), (3, 4)]),
+    (
+        "addmm_scaled",
+        lambda t, c, a, b: t.addmm(c, a, b, beta=0.5, alpha=2),
+        [(2, 4), (2, 3), (3, 4)],
+    ),
+    ("addmm_weight_t", lambda t, c, a, b: t.addmm(c, a, b.t()), [(4,), (2, 3), (4, 3)]),
+    ("bmm", lambda t, a, b: a.bmm(b), [(2, 2, 3), (2, 3, 4)]),
+    (
+        "baddbmm",
+        lambda t, c, a, b: t.baddbmm(c, a, b, alpha=2),
+        [(2, 2, 4), (2, 2, 3), (2, 3, 4)],
+    ),
+    ("mv", lambda t, a, b: a.mv(b), [(2, 3), (3,)]),
+    ("addmv", lambda t, c, a, b: t.addmv(c, a, b, beta=2), [(2,), (2, 3), (3,)]),
+    ("dot", lambda t, a, b: a.dot(b), [(3,), (3,)]),
+    ("vdot", lambda t, a, b: a.vdot(b), [(3,), (3,)]),
+    ("addr", lambda t, c, a, b: t.addr(c, a, b, alpha=3), [(2, 3), (2,), (3,)]),
+]
+IDS = [case[0] for case in CASES]
+
+
+def _node_names(root):
+    """The class names of every node reachable from ``root``, sorted (with repeats)."""
+    names, stack, seen = [], [root], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(type(node).__name__)
+        stack.extend(edge[0] for edge in node.next_functions)
+    return sorted(names)
+
+
+def _run(lib, fn, shapes):
+    """The output's node, and the node names of each input's second-order gradient
+    graph (the output gradient requires grad too, so every formula term shows)."""
+    rng = np.random.default_rng(0)
+    inputs = [lib.tensor(rng.standard_normal(shape), requires_grad=True) for shape in shapes]
+    out = fn(lib, *inputs)
+    grad_out = lib.tensor(rng.standard_normal(tuple(out.shape)), requires_grad=True)
+    grads = lib.autograd.grad(out, inputs, grad_out, create_graph=True)
+    return out.grad_fn, [_node_names(grad.grad_fn) for grad in grads]
+
+
+def _saved(node):
+    return {name: getattr(node, name) for name in dir(node) if name.startswith("_saved_")}
+
+
+@pytest.mark.parametrize("fn, shapes", [case[1:] for case in CASES], ids=IDS)
+def test_node_class_and_saved_values(fn, shapes, torch):
+    ours, _ = _run(hookgrad, fn, shapes)
+    theirs, _ = _run(torch, fn, shapes)
+    assert type(ours).__name__ == type(theirs).__name__
+    saved, expected = _saved(ours), _saved(theirs)
+    assert sorted(saved) == sorted(expected)
+    for name, value in expected.items():
+        if isinstance(value, torch.Tensor):
+            assert_close(saved[name], value, 1e-12, 0)
+        elif isinstance(value, tuple):
+            assert tuple(saved[name]) == value, name
+        else:
+            assert saved[name] == value, name
+
+
+@pytest.mark.parametrize("fn, shapes", [case[1:] for case in CASES], ids=IDS)
+def test_double_backward_graph(fn, shapes, torch):
+    _, ours = _run(hookgrad, fn, shapes)
+    _, theirs = _run(torch, fn, shapes)
+    assert ours == theirs
+
+
+def test_saved_input_only_when_the_other_needs_a_gradient(torch):
+    """As torch: ``mm`` saves ``self`` only for ``mat2``'s gradient, and the reverse."""
+    for lib in (hookgrad, torch):
+        a = lib.ones(2, 3, requires_grad=True)
+        b = lib.ones(3, 4)
+        node = a.mm(b).grad_fn
+        assert node._saved_mat2 is not None
+        assert node._saved_self is None
