@@ -22,5 +22,7 @@ def report(name: str, ours: float, theirs: float, target: float) -> None:
     """Print hookgrad's time, torch's time and the ratio against the target ratio."""
     ratio = ours / theirs
     verdict = "meets" if ratio <= target else "misses"
-    print(f"{name:<32} hookgrad {ours * 1e3:9.3f} ms   torch {theirs * 1e3:9.3f} ms   "
-          f"ratio {ratio:5.2f}x  ({verdict} target {target:.2f}x)")
+    print(
+        f"{name:<32} hookgrad {ours * 1e3:9.3f} ms   torch {theirs * 1e3:9.3f} ms   "
+        f"ratio {ratio:5.2f}x  ({verdict} target {target:.2f}x)"
+    )

@@ -28,10 +28,12 @@ def main() -> None:
     import torch
 
     data = np.random.default_rng(0).standard_normal(16).astype(np.float32) * 0.1
-    ours = best_time(chain_step(hookgrad, hookgrad.tensor(data, requires_grad=True)),
-                     repeat=9, number=5)
-    theirs = best_time(chain_step(torch, torch.tensor(data, requires_grad=True)),
-                       repeat=9, number=5)
+    ours = best_time(
+        chain_step(hookgrad, hookgrad.tensor(data, requires_grad=True)), repeat=9, number=5
+    )
+    theirs = best_time(
+        chain_step(torch, torch.tensor(data, requires_grad=True)), repeat=9, number=5
+    )
     report(f"op chain ({LENGTH} ops) fwd+bwd", ours, theirs, target=0.8)
     print(f"  per op: hookgrad {ours / LENGTH * 1e6:.1f} us, torch {theirs / LENGTH * 1e6:.1f} us")
 

@@ -78,9 +78,9 @@ def current_graph_task_id() -> int:
 def will_engine_execute_node(node: Node) -> bool:
     """Whether the backward pass running on this thread will reach ``node``.
 
-    As torch answers it: the root of a pass with a single root does not count (torch's
-    graph task starts at it, outside the graph it walks), and asking about a leaf's
-    ``AccumulateGrad`` that ``autograd.grad`` captures is an error.
+    As torch answers it: only nodes of the graph the pass walks count, and the root of a
+    pass with a single root is not one (torch's graph task starts at it); asking about a
+    leaf's ``AccumulateGrad`` that ``autograd.grad`` captures is an error.
     """
     tasks = _thread.tasks
     if not tasks:
@@ -95,7 +95,7 @@ def will_engine_execute_node(node: Node) -> bool:
             "A leaf node was passed to _will_engine_execute_node but we are currently "
             "running autograd.grad(). This is currently not supported."
         )
-    return task.will_execute(node)
+    return node in task.deps and task.will_execute(node)
 
 
 def run_backward(
@@ -369,11 +369,17 @@ def _check_nan(node: Node, grad_inputs: tuple[Any, ...]) -> None:
 
 
 def _drop_unneeded(task: _GraphTask, node: Node, grad_inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-    """None for the edges this pass does not follow (as in torch, post-hooks see None)."""
-    return tuple(
+    """None for the edges this pass does not follow (as in torch, post-hooks see None).
+
+    A node of a list argument keeps them all when it follows any of its edges.
+    """
+    kept = tuple(
         grad if child is not None and task.will_execute(child) else None
         for (child, _), grad in zip(node.next_functions, grad_inputs)
     )
+    if node._list_input and any(grad is not None for grad in kept):
+        return grad_inputs
+    return kept
 
 
 def _call_tensor_pre_hooks(node: Node, grads: list[Any]) -> list[Any]:

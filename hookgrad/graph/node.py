@@ -53,6 +53,9 @@ class Node:
     # False: the engine skips the node when every incoming gradient is None (custom
     # Functions set True: their backward runs anyway, as in torch).
     _runs_without_grads = False
+    # True for a node whose inputs are one list argument (cat, stack): as in torch, it
+    # computes the gradients of all of them (constants too) when any one is needed.
+    _list_input = False
     _num_outputs = 1
     _pre_hooks: HookDict | None = None
     _post_hooks: HookDict | None = None

@@ -261,9 +261,7 @@ class SavedTensor:
             if value._detached_in_place and not detached_ok:
                 raise RuntimeError(DETACHED_MESSAGE)
             return value
-        out = value._as_output_of(node, self._output_nr)
-        out._version_counter = counter
-        return out
+        return value._as_output_of(node, self._output_nr)
 
     def _unpack_special(self, node: Any) -> Any:
         """Unpack a freed value (an error) or one packed by hooks (as torch: no version
@@ -285,7 +283,6 @@ class SavedTensor:
             if self._requires_grad:
                 out._requires_grad = True
                 out._accumulator_ref = self._accumulator
-        out._version_counter = data._shared_version_counter()
         return out
 
     def _version_message(self, node: Any, version: int) -> str:

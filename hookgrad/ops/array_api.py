@@ -53,6 +53,10 @@ def zeros_like(x: Any) -> Any:
     return np.zeros_like(x)
 
 
+def ones_like(x: Any) -> Any:
+    return np.ones_like(x)
+
+
 def new_zeros(x: Any, shape: Any) -> Any:
     return np.zeros(shape, x.dtype)
 
@@ -96,8 +100,16 @@ def reshape(x: Any, sizes: Any) -> Any:
 
 
 def sum(x: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001 (torch's name)
-    """The sum over ``dim``; None or ``()`` sums every dim, as torch's ``sum``."""
+    """The sum over ``dim`` (an int or a tuple); None or ``()`` sums every dim, as torch's
+    ``sum``, and so does any dim of a 0-d array."""
+    if isinstance(dim, int):
+        return np.sum(x, axis=dim if np.ndim(x) else None, keepdims=keepdim)
     return np.sum(x, axis=tuple(dim) if dim else None, keepdims=keepdim)
+
+
+def mean(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """The mean over ``dim`` (a tuple; None or ``()``: every dim), as torch's ``mean``."""
+    return np.mean(x, axis=tuple(dim) if dim else None, keepdims=keepdim)
 
 
 def numel(x: Any) -> int:
@@ -152,7 +164,13 @@ def logit_backward(grad_output: Any, x: Any, eps: float | None = None) -> Any:
 
 
 # Constants formulas use, as torch's C++ formulas do.
-CONSTANTS = {"M_LN2": math.log(2.0), "M_LN10": math.log(10.0), "M_PI": math.pi, "inf": math.inf}
+CONSTANTS = {
+    "M_LN2": math.log(2.0),
+    "M_LN10": math.log(10.0),
+    "M_PI": math.pi,
+    "inf": math.inf,
+    "nan": math.nan,
+}
 
 FUNCTIONS: dict[str, Any] = {
     "abs": np.abs,
@@ -173,11 +191,13 @@ FUNCTIONS: dict[str, Any] = {
     "log": np.log,
     "logit_backward": logit_backward,
     "masked_fill": masked_fill,
+    "mean": mean,
     "mm": np.matmul,
     "mv": np.matmul,
     "neg": np.negative,
     "new_zeros": new_zeros,
     "numel": numel,
+    "ones_like": ones_like,
     "pow": pow,
     "reshape": reshape,
     "rsqrt": rsqrt,

@@ -30,6 +30,9 @@ class Op(Node):
         view: True for an op whose output shares its input's memory (torch's view ops:
             ``transpose``, ``select``, basic indexing ...); the tensor layer makes that
             output a view of the input's base.
+        fills: True for an in-place op that gives every element the same value (``zero_``,
+            ``fill_`` with a number): as torch's, it may write a tensor whose elements
+            share memory (an expanded one); other in-place ops raise there.
 
     Non-tensor parameters (dims, exponents, shapes) are plain attributes set in
     ``__init__``; ``grad_fn._saved_<name>`` reads them like saved tensors.
@@ -41,6 +44,7 @@ class Op(Node):
     saves: tuple[str, ...] = ()
     node_name = ""
     view = False
+    fills = False
     # True: the forward may divide by zero, overflow or leave the domain; run it with
     # NumPy's floating-point warnings off, since torch is silent there (inf / nan result).
     quiet = False
@@ -50,8 +54,9 @@ class Op(Node):
         super().__init_subclass__(**kwargs)
         if "node_name" not in cls.__dict__:
             cls.node_name = f"{cls.__name__}Backward0"
-        # torch's node classes carry the node's name: ``type(fn).__name__ == "MulBackward0"``.
-        cls.__name__ = cls.__qualname__ = cls.node_name
+        # torch's node classes carry the node's name: ``type(fn).__name__ == "MulBackward0"``,
+        # without the namespace of ``torch::autograd::CopyBackwards``.
+        cls.__name__ = cls.__qualname__ = cls.node_name.rpartition("::")[2]
 
     def name(self) -> str:
         return self.node_name

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad.graph.saved import FREED_MESSAGE
 from hookgrad.ops.base import Op
 
 
@@ -71,12 +72,16 @@ class Index(Op):
             self.view = False
 
     def forward(self, a: Any) -> Any:
-        self.input_shape = a.shape
+        self.self_sym_sizes = a.shape
         return self.key.get(a)
 
     def backward(self, grad: Any) -> Any:
-        zeros = grad.new_zeros(self.input_shape)
-        return zeros._index_put_key(self.key, grad, self.key.advanced is not None)
+        key = _unfreed(self.key)
+        zeros = grad.new_zeros(self.self_sym_sizes)
+        return zeros._index_put_key(key, grad, key.advanced is not None)
+
+    def _release_variables(self) -> None:
+        self.key = _released(self.key)
 
 
 class IndexPut(Op):
@@ -92,15 +97,32 @@ class IndexPut(Op):
         return self.key.put(a, values, self.accumulate)
 
     def backward(self, grad: Any) -> Any:
+        key = _unfreed(self.key)
         needs = self.needs_input_grad
         grad_self = grad_values = None
         if needs[0]:
             grad_self = grad
             if not self.accumulate:
-                grad_self = grad._index_put_key(self.key, grad.new_zeros(()), False)
+                grad_self = grad._index_put_key(key, grad.new_zeros(()), False)
         if needs[1]:
-            grad_values = grad._index_key(self.key)
+            grad_values = grad._index_key(key)
         return grad_self, grad_values
+
+    def _release_variables(self) -> None:
+        self.key = _released(self.key)
+
+
+def _released(key: Key | None) -> Key | None:
+    """What an index node keeps of ``key`` after a backward without ``retain_graph``:
+    nothing when it has index tensors (torch saves and frees those as saved tensors)."""
+    return None if key is None or key.advanced is not None else key
+
+
+def _unfreed(key: Key | None) -> Key:
+    """``key``, or torch's error for a second backward through a freed index node."""
+    if key is None:
+        raise RuntimeError(FREED_MESSAGE)
+    return key
 
 
 # ---------------------------------------------------------------- gather / scatter

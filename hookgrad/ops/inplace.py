@@ -17,6 +17,17 @@ import numpy as np
 from hookgrad.graph.node import Edge, Node, next_sequence_nr
 from hookgrad.ops.base import Op
 
+OVERLAP_ERROR = (
+    "unsupported operation: more than one element of the written-to tensor refers to a "
+    "single memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def has_internal_overlap(data: np.ndarray) -> bool:
+    """torch's test of a written-to tensor: a dim of more than one element has stride 0."""
+    return any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape))
+
+
 # ---------------------------------------------------------------- overwriting the values
 
 
@@ -32,6 +43,8 @@ class Overwrite(Op):
 class Zero(Overwrite):
     """``zero_``: every element becomes 0."""
 
+    fills = True
+
     def forward(self, a: Any) -> Any:
         return np.zeros_like(a)
 
@@ -40,6 +53,7 @@ class Fill(Overwrite):
     """``fill_(value)`` with a Python number (cast to ``self``'s dtype)."""
 
     node_name = "FillBackward2"
+    fills = True
 
     def __init__(self, value: Any) -> None:
         self.value = value
@@ -149,6 +163,10 @@ class CopySlices(Node):
             result = (result,)
         grad_base = None
         if self._input_meta[0] is not None:
+            if geometry.overlapping:
+                # NOTE: torch copies the result into the view's part of the base's
+                # gradient, which its elements share: an in-place copy_ it refuses.
+                raise RuntimeError(OVERLAP_ERROR)
             values = result[0]
             if values is None:
                 values = geometry.view_zeros(grad)

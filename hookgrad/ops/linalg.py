@@ -1,4 +1,4 @@
-"""Linear algebra ops: the matrix products (mm, bmm, mv, dot, matmul, addmm ...), einsum, trace.
+"""Linear algebra ops: the matrix products (mm, bmm, mv, dot, addmm ...), einsum, trace.
 
 The two-operand products (mm, bmm, mv, dot, vdot, addmm, addmv, baddbmm, addr) are entries
 of the derivative table (``hookgrad.ops.table``) with torch's formulas: ``mm``'s gradients
@@ -6,12 +6,12 @@ are ``mm``s of the gradient with the other operand, transposed as torch's
 ``mm_mat1_backward`` does for an operand laid out column by column.
 
 The rest are hand-written, as their backward is an algorithm. Every one is a
-contraction, an einsum equation over its operands: ``matmul`` of a batch is
-``Aij,Ajk->Aik``. Its backward is a contraction too: the gradient of one operand is the
-einsum of the output gradient with the conjugates of the other operands, mapped back to
-that operand's labels (``ik,jk->ij`` gives ``grad @ mat2^H``). So each backward is an
-einsum call on tensors (``grad._einsum(equation, *others)``), which is itself
-differentiable: higher derivatives come for free.
+contraction, an einsum equation over its operands: ``addbmm`` is ``bij,bjk->ik``. Its
+backward is a contraction too: the gradient of one operand is the einsum of the output
+gradient with the conjugates of the other operands, mapped back to that operand's labels
+(``ik,jk->ij`` gives ``grad @ mat2^H``). So each backward is an einsum call on tensors
+(``grad._einsum(equation, *others)``), which is itself differentiable: higher derivatives
+come for free.
 
 The forward of an einsum runs on arrays (``contract``): each operand first loses its
 repeated labels (diagonals) and the labels nothing else needs (sums), then the operands
@@ -289,31 +289,6 @@ def _grad_equations(equation: str, transposed: tuple[bool, bool]) -> tuple[str, 
     a_out = a[:-2] + a[-1] + a[-2] if transposed[0] else a
     b_out = b[:-2] + b[-1] + b[-2] if transposed[1] else b
     return f"{output},{b}->{a_out}", f"{output},{a}->{b_out}"
-
-
-class Matmul(Product):
-    """``torch.matmul`` beyond dot/mv/mm: a vector or (broadcast) batch of matrices.
-
-    One node stands for torch's chain of views around its mm/mv/bmm, so its name is the
-    name torch's outermost node has (``node_name``, given by the caller).
-    """
-
-    saves = ("other", "self")
-    saved_for = {"other": ("self",), "self": ("other",)}
-
-    def __init__(self, node_name: str, ndims: tuple[int, int], batch_ndims: tuple[int, int]):
-        self.node_name = node_name
-        self.equation = _matmul_equation(ndims, batch_ndims)
-
-
-def _matmul_equation(ndims: tuple[int, int], batch_ndims: tuple[int, int]) -> str:
-    """The einsum equation of a matmul: batch labels ``A, B, ...`` right-aligned, matrix
-    labels ``ij,jk->ik`` (``j`` alone for a vector operand)."""
-    batch = LETTERS[: max(batch_ndims)]
-    a = batch[len(batch) - batch_ndims[0] :] + ("ij" if ndims[0] > 1 else "j")
-    b = batch[len(batch) - batch_ndims[1] :] + ("jk" if ndims[1] > 1 else "j")
-    out = batch + ("i" if ndims[0] > 1 else "") + ("k" if ndims[1] > 1 else "")
-    return f"{a},{b}->{out}"
 
 
 # ---------------------------------------------------------------- products of the table

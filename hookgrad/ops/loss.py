@@ -1,11 +1,16 @@
 """Loss ops: mse, smooth L1 / Huber, negative log-likelihood, binary cross-entropy (on
 probabilities and on logits).
 
-Each op reduces inside its forward (``reduction`` is ``"none"``, ``"mean"`` or ``"sum"``), so
-the loss is one node with torch's name (``MseLossBackward0`` ...) whatever the reduction. The
-backward scales the incoming gradient by ``1 / numel`` for ``"mean"``; a 0-d gradient
-broadcasts against the elementwise derivative and the engine needs nothing else. Targets,
-class weights and ``pos_weight`` that torch does not differentiate are plain arrays here.
+Each op reduces inside its forward, so the loss is one node with torch's name
+(``MseLossBackward0`` ...) whatever the reduction. ``reduction`` is torch's int:
+``REDUCTIONS`` maps ``"none"``, ``"mean"``, ``"sum"`` to 0, 1, 2. mse, smooth L1, Huber
+and the two binary cross-entropies are entries of the derivative table
+(``hookgrad.ops.table``) with torch's formulas; their backward ops are entries too
+(``mse_loss_backward`` ..., whose nodes are torch's double-backward nodes). Their
+optional ``weight`` and ``pos_weight`` are tensor inputs without a formula (no edge, as
+torch). ``nll_loss`` stays hand-written: torch's node saves ``total_weight``, a second
+output of its forward, which the table does not express; its targets and class weights
+are plain arrays.
 """
 
 from __future__ import annotations
@@ -14,120 +19,154 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad import grad_mode
+from hookgrad.ops import arithmetic
 from hookgrad.ops.base import Op
+from hookgrad.ops.table import entry, function, helper
+
+# ``self / other`` for a Python number: the division torch's C++ losses do (``DivBackward1``;
+# Python's ``tensor / 3`` would wrap 3 into a tensor).
+DivScalar = arithmetic.DivScalar
+
+# torch's ``at::Reduction``: the int its loss ops take and save.
+REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+_MEAN = REDUCTIONS["mean"]
 
 
-def _reduce(loss: np.ndarray, reduction: str, dtype: np.dtype) -> np.ndarray:
-    """The loss reduced and cast to the result dtype (torch's promotion, found by the
-    caller: NumPy would make ``float32 - int64`` float64)."""
-    if reduction == "mean":
-        return np.asarray(loss.mean(), dtype)
-    if reduction == "sum":
-        return np.asarray(loss.sum(), dtype)
-    return loss.astype(dtype, copy=False)
+def _apply_loss_reduction(loss: np.ndarray, reduction: int) -> np.ndarray:
+    """torch's ``apply_loss_reduction``: the elementwise loss, its mean or its sum."""
+    if reduction == REDUCTIONS["mean"]:
+        return np.asarray(loss.mean())
+    if reduction == REDUCTIONS["sum"]:
+        return np.asarray(loss.sum())
+    return loss
 
 
-def _scale(grad: Any, reduction: str, numel: int) -> Any:
-    """The incoming gradient of each element of the unreduced loss (before broadcasting)."""
-    return grad / numel if reduction == "mean" else grad
+def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a - b`` in torch's result dtype: a floating operand's dtype wins over an integer
+    one's (NumPy would make ``float32 - int64`` float64)."""
+    if a.dtype.kind in "fc" and b.dtype.kind not in "fc":
+        b = b.astype(a.dtype)
+    elif b.dtype.kind in "fc" and a.dtype.kind not in "fc":
+        a = a.astype(b.dtype)
+    return a - b
 
 
-# ---------------------------------------------------------------- division by a number
+def _norm(input: np.ndarray, reduction: int) -> float:
+    """The factor torch's backward kernels scale by: ``1 / input.numel()`` for a mean."""
+    return 1.0 / input.size if reduction == _MEAN else 1.0
 
 
-class DivScalar(Op):
-    """``self / other`` for a Python number ``other``: the division torch's C++ losses do
-    (node ``DivBackward1``; Python's ``tensor / 3`` wraps 3 into a tensor instead)."""
+# A gradient divided by ``input.numel()`` for a mean, and times an optional weight.
+helper(
+    "_loss_mean(grad_input, input, reduction)",
+    f"grad_input / input.numel() if reduction == {_MEAN} else grad_input",
+)
+helper("_weighted(grad_input, weight)", "grad_input if weight is None else grad_input * weight")
 
-    node_name = "DivBackward1"
-    input_names = ("self",)
-
-    def __init__(self, other: float) -> None:
-        self.other = other
-
-    def forward(self, a: Any) -> Any:
-        return (a / self.other).astype(a.dtype, copy=False)
-
-    def backward(self, grad: Any) -> Any:
-        return grad / self.other
+# ---------------------------------------------------------------- mse
 
 
-# ---------------------------------------------------------------- regression losses
+def _mse_loss(a: Any, b: Any, reduction: int) -> Any:
+    diff = _difference(a, b)
+    return _apply_loss_reduction(diff * diff, reduction)
 
 
-class MseLoss(Op):
-    """``(self - target) ** 2``, reduced."""
-
-    input_names = ("self", "target")
-    saves = ("self", "target")
-
-    def __init__(self, reduction: str, dtype: np.dtype) -> None:
-        self.reduction = reduction
-        self.dtype = dtype
-
-    def forward(self, a: Any, b: Any) -> Any:
-        diff = a - b
-        self.numel = diff.size
-        return _reduce(diff * diff, self.reduction, self.dtype)
-
-    def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
-        grad_a = _scale(grad, self.reduction, self.numel) * ((a - b) * 2)
-        needs = self.needs_input_grad
-        return grad_a if needs[0] else None, -grad_a if needs[1] else None
+def _mse_loss_backward(grad_output: Any, a: Any, b: Any, reduction: int) -> Any:
+    return 2.0 * _norm(a, reduction) * (a - b) * grad_output
 
 
-class SmoothL1Loss(Op):
-    """``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = self -
-    target``); ``HuberLoss`` is ``beta`` times it with ``delta`` for ``beta``."""
+helper("mse_loss_double_backward(grad, input, reduction)", "_loss_mean(2 * grad, input, reduction)")
 
-    input_names = ("self", "target")
-    saves = ("self", "target")
+# ``(self - target) ** 2``, reduced. torch's default ``reduction`` is ``Mean``, 1.
+MseLoss = entry(
+    "mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
+    _mse_loss,
+    self="mse_loss_backward(grad, self, target, reduction)",
+    target="mse_loss_backward(grad, target, self, reduction)",
+)
+MseLossBackward = entry(
+    "mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor",
+    _mse_loss_backward,
+    grad_output="mse_loss_backward(grad, self, target, reduction)",
+    self="mse_loss_double_backward(grad * grad_output, self, reduction)",
+    target="-mse_loss_double_backward(grad * grad_output, target, reduction)",
+)
 
-    def __init__(self, reduction: str, beta: float, dtype: np.dtype) -> None:
-        self.reduction = reduction
-        self.beta = beta
-        self.dtype = dtype
-
-    def forward(self, a: Any, b: Any) -> Any:
-        diff = np.abs(a - b)
-        self.numel = diff.size
-        beta = self.beta
-        loss = np.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
-        return _reduce(loss, self.reduction, self.dtype)
-
-    def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
-        slope = ((a - b) / self.beta).clamp(-1, 1)
-        grad_a = _scale(grad, self.reduction, self.numel) * slope
-        needs = self.needs_input_grad
-        return grad_a if needs[0] else None, -grad_a if needs[1] else None
+# ---------------------------------------------------------------- smooth L1 / Huber
 
 
-class HuberLoss(Op):
-    """``0.5 d**2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+def _smooth_l1_loss(a: Any, b: Any, reduction: int, beta: float) -> Any:
+    diff = np.abs(_difference(a, b))
+    loss = np.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
+    return _apply_loss_reduction(loss, reduction)
 
-    input_names = ("self", "target")
-    saves = ("self", "target")
 
-    def __init__(self, reduction: str, delta: float, dtype: np.dtype) -> None:
-        self.reduction = reduction
-        self.delta = delta
-        self.dtype = dtype
+def _smooth_l1_loss_backward(grad_output: Any, a: Any, b: Any, reduction: int, beta: float) -> Any:
+    slope = np.clip((a - b) / beta, -1.0, 1.0)
+    return _norm(a, reduction) * slope * grad_output
 
-    def forward(self, a: Any, b: Any) -> Any:
-        diff = np.abs(a - b)
-        self.numel = diff.size
-        delta = self.delta
-        loss = np.where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
-        return _reduce(loss, self.reduction, self.dtype)
 
-    def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
-        slope = (a - b).clamp(-self.delta, self.delta)
-        grad_a = _scale(grad, self.reduction, self.numel) * slope
-        needs = self.needs_input_grad
-        return grad_a if needs[0] else None, -grad_a if needs[1] else None
+def _huber_loss(a: Any, b: Any, reduction: int, delta: float) -> Any:
+    """In ``a``'s dtype, as torch's."""
+    diff = np.abs(a - b)
+    loss = np.where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
+    return _apply_loss_reduction(loss.astype(a.dtype, copy=False), reduction)
+
+
+def _huber_loss_backward(grad_output: Any, a: Any, b: Any, reduction: int, delta: float) -> Any:
+    return _norm(a, reduction) * np.clip(a - b, -delta, delta) * grad_output
+
+
+helper(
+    "smooth_l1_loss_double_backward(grad, input, target, reduction, beta)",
+    "zeros_like(grad) if beta == 0 "
+    "else _loss_mean(grad * ((input - target).abs() < beta).type_as(grad) / beta, input,"
+    " reduction)",
+)
+helper(
+    "huber_loss_double_backward(grad, input, target, reduction, delta)",
+    "_loss_mean(grad * ((input - target).abs() < delta), input, reduction)",
+)
+helper(
+    "huber_loss_double_backward_grad_output(grad, grad_output, input, target, reduction, delta)",
+    "huber_loss_backward(grad, input, target, reduction, delta) if reduction == 0 "
+    "else (huber_loss_backward(ones_like(grad_output), input, target, reduction, delta) * grad)"
+    ".sum()",
+)
+
+# ``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = self - target``;
+# ``beta`` > 0: the public function takes ``beta = 0`` as ``l1_loss``).
+SmoothL1Loss = entry(
+    "smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.0) -> Tensor",
+    _smooth_l1_loss,
+    self="smooth_l1_loss_backward(grad, self, target, reduction, beta)",
+    target="smooth_l1_loss_backward(grad, target, self, reduction, beta)",
+)
+SmoothL1LossBackward = entry(
+    "smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction,"
+    " float beta) -> Tensor",
+    _smooth_l1_loss_backward,
+    grad_output="smooth_l1_loss_backward(grad, self, target, reduction, beta)",
+    self="smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta)",
+    target="-smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta)",
+)
+# ``0.5 d**2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``.
+HuberLoss = entry(
+    "huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.0) -> Tensor",
+    _huber_loss,
+    self="huber_loss_backward(grad, self, target, reduction, delta)",
+    target="huber_loss_backward(grad, target, self, reduction, delta)",
+)
+HuberLossBackward = entry(
+    "huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction,"
+    " float delta) -> Tensor",
+    _huber_loss_backward,
+    grad_output="huber_loss_double_backward_grad_output(grad, grad_output, self, target,"
+    " reduction, delta)",
+    self="huber_loss_double_backward(grad * grad_output, self, target, reduction, delta)",
+    target="-huber_loss_double_backward(grad * grad_output, self, target, reduction, delta)",
+)
 
 
 # ---------------------------------------------------------------- negative log-likelihood
@@ -200,83 +239,116 @@ _LOG_FLOOR = -100.0  # torch clamps each log term of binary_cross_entropy at -10
 _EPSILON = 1e-12  # and the denominator of its gradient at 1e-12
 
 
-class BinaryCrossEntropy(Op):
-    """``-weight * (target log(self) + (1 - target) log(1 - self))``, logs clamped at -100."""
-
-    input_names = ("self", "target")
-    saves = ("self", "target")
-    quiet = True
-
-    def __init__(self, weight: np.ndarray | None, reduction: str) -> None:
-        self.weight = weight
-        self.reduction = reduction
-
-    def forward(self, a: Any, b: Any) -> Any:
-        log_a = np.maximum(np.log(a), _LOG_FLOOR)
-        log_rest = np.maximum(np.log1p(-a), _LOG_FLOOR)
-        loss = -(b * log_a + (1 - b) * log_rest)
-        if self.weight is not None:
-            loss = loss * self.weight
-        self.numel = loss.size
-        return _reduce(loss, self.reduction, a.dtype)
-
-    def backward(self, grad: Any) -> Any:
-        a, b = self.unpack()
-        needs = self.needs_input_grad
-        grad = _scale(grad, self.reduction, self.numel)
-        if self.weight is not None:
-            grad = grad * grad.new_tensor(self.weight)
-        grad_a = grad_b = None
-        if needs[0]:
-            grad_a = grad * (a - b) / ((1 - a) * a).clamp(min=_EPSILON)
-        if needs[1]:
-            log_rest = (-a).log1p().clamp(min=_LOG_FLOOR)
-            grad_b = grad * (log_rest - a.log().clamp(min=_LOG_FLOOR))
-        return grad_a, grad_b
+def _binary_cross_entropy(a: Any, b: Any, weight: Any, reduction: int) -> Any:
+    log_a = np.maximum(np.log(a), _LOG_FLOOR)
+    log_rest = np.maximum(np.log1p(-a), _LOG_FLOOR)
+    loss = -(b * log_a + (1 - b) * log_rest)
+    if weight is not None:
+        loss = loss * weight
+    return _apply_loss_reduction(loss, reduction)
 
 
-class BinaryCrossEntropyWithLogits(Op):
-    """``weight * ((1 - target) x + (1 + (pos_weight - 1) target) softplus(-x))``, with
-    ``softplus(-x) = max(-x, 0) + log1p(exp(-|x|))`` so that no ``exp`` overflows."""
+def _binary_cross_entropy_backward(
+    grad_output: Any, a: Any, b: Any, weight: Any, reduction: int
+) -> Any:
+    grad = (a - b) / np.maximum((1 - a) * a, _EPSILON) * grad_output
+    if weight is not None:
+        grad = grad * weight
+    return grad * _norm(a, reduction)
 
-    input_names = ("self", "target")
-    saves = ("self", "target")
 
-    def __init__(
-        self, weight: np.ndarray | None, pos_weight: np.ndarray | None, reduction: str
-    ) -> None:
-        self.weight = weight
-        self.pos_weight = pos_weight
-        self.reduction = reduction
+def _clamp_min_untracked(t: Any, minimum: float) -> Any:
+    """``t.clamp_min_(minimum)`` under torch's ``NoGradGuard``: the values clamped, the
+    graph that made ``t`` kept."""
+    with grad_mode.no_grad():
+        t.clamp_min_(minimum)
+    return t
 
-    def forward(self, x: Any, t: Any) -> Any:
-        softplus = np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x)))
-        if self.pos_weight is None:
-            loss = (1 - t) * x + softplus
-        else:
-            loss = (1 - t) * x + (1 + (self.pos_weight - 1) * t) * softplus
-        if self.weight is not None:
-            loss = loss * self.weight
-        self.numel = loss.size
-        return _reduce(loss, self.reduction, np.result_type(x, t))
 
-    def backward(self, grad: Any) -> Any:
-        x, t = self.unpack()
-        needs = self.needs_input_grad
-        grad = _scale(grad, self.reduction, self.numel)
-        if self.weight is not None:
-            grad = grad * grad.new_tensor(self.weight)
-        pos_weight = None if self.pos_weight is None else grad.new_tensor(self.pos_weight)
-        grad_x = grad_t = None
-        if needs[0]:
-            if pos_weight is None:
-                grad_x = grad * (x.sigmoid() - t)
-            else:
-                grad_x = grad * (x.sigmoid() * ((pos_weight - 1) * t + 1) - pos_weight * t)
-        if needs[1]:
-            if pos_weight is None:
-                grad_t = grad * -x
-            else:
-                softplus = (-x).clamp(min=0) + (-x.abs()).exp().log1p()
-                grad_t = grad * ((pos_weight - 1) * softplus - x)
-        return grad_x, grad_t
+function("_clamp_min_untracked", lambda t, minimum: np.maximum(t, minimum), _clamp_min_untracked)
+helper(
+    "binary_cross_entropy_target_backward(grad, self, target, weight, reduction)",
+    "_loss_mean(_weighted(-self.logit() * grad, weight), target, reduction)",
+)
+helper(
+    "binary_cross_entropy_double_backward(grad_output, grad, input, target, weight, reduction)",
+    "_loss_mean(_weighted((input * input - 2 * input * target + target)"
+    " / ((input + 1e-12).pow(2) * (1 - input + 1e-12).pow(2)) * (grad * grad_output), weight),"
+    " input, reduction)",
+)
+helper(
+    "binary_cross_entropy_double_backward_target(grad, grad_output, self, weight, reduction)",
+    "_loss_mean(_weighted(-grad * grad_output, weight)"
+    " / _clamp_min_untracked((1 - self) * self, 1e-12), self, reduction)",
+)
+helper(
+    "binary_cross_entropy_double_backward_grad_output(grad, input, target, weight, reduction)",
+    "_weighted((input - target) / ((input + 1e-12) * (1 - input + 1e-12)), weight) * grad"
+    " if reduction == 0 "
+    "else _loss_mean((_weighted((input - target) / ((input + 1e-12) * (1 - input + 1e-12)),"
+    " weight) * grad).sum(), input, reduction)",
+)
+
+# ``-weight * (target log(self) + (1 - target) log(1 - self))``, logs clamped at -100.
+BinaryCrossEntropy = entry(
+    "binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1)"
+    " -> Tensor",
+    _binary_cross_entropy,
+    quiet=True,
+    self="binary_cross_entropy_backward(grad, self, target, weight, reduction)",
+    target="binary_cross_entropy_target_backward(grad, self, target, weight, reduction)",
+)
+BinaryCrossEntropyBackward = entry(
+    "binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target,"
+    " Tensor? weight=None, int reduction=1) -> Tensor",
+    _binary_cross_entropy_backward,
+    grad_output="binary_cross_entropy_double_backward_grad_output(grad, self, target, weight,"
+    " reduction)",
+    self="binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction)",
+    target="binary_cross_entropy_double_backward_target(grad, grad_output, self, weight,"
+    " reduction)",
+)
+
+
+def _binary_cross_entropy_with_logits(
+    x: Any, t: Any, weight: Any, pos_weight: Any, reduction: int
+) -> Any:
+    """``weight * ((1 - t) x + (1 + (pos_weight - 1) t) softplus(-x))``, with ``softplus(-x)
+    = max(-x, 0) + log1p(exp(-|x|))`` so that no ``exp`` overflows."""
+    softplus = np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x)))
+    if pos_weight is None:
+        loss = (1 - t) * x + softplus
+    else:
+        loss = (1 - t) * x + (1 + (pos_weight - 1) * t) * softplus
+    if weight is not None:
+        loss = loss * weight
+    return _apply_loss_reduction(loss, reduction)
+
+
+# ``log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))``, computed without overflow.
+helper("_log_sigmoid(x)", "-((-x).clamp_min(0) + (-x.abs()).exp().log1p())")
+helper(
+    "binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_weight, reduction)",
+    "_loss_mean(_weighted((input.sigmoid() - target if pos_weight is None"
+    " else _logits_grad_pos(input, target, pos_weight * target)) * grad, weight), input,"
+    " reduction)",
+)
+helper("_logits_grad_pos(input, target, t)", "(t + 1 - target) * input.sigmoid() - t")
+helper(
+    "binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight,"
+    " reduction)",
+    "_loss_mean(_weighted(-self * grad if pos_weight is None"
+    " else (_log_sigmoid(-self) - _log_sigmoid(self) * pos_weight) * grad, weight), target,"
+    " reduction)",
+)
+
+# ``binary_cross_entropy(sigmoid(self), target)``, computed stably from the logits.
+BinaryCrossEntropyWithLogits = entry(
+    "binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None,"
+    " Tensor? pos_weight=None, int reduction=1) -> Tensor",
+    _binary_cross_entropy_with_logits,
+    self="binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight,"
+    " reduction)",
+    target="binary_cross_entropy_with_logits_target_backward(grad, self, target, weight,"
+    " pos_weight, reduction)",
+)

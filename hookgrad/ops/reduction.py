@@ -1,15 +1,16 @@
 """Reductions and scans: sum, mean, var/std, prod, max/min/median, amax/amin,
 logsumexp, vector norms, cumsum/cumprod, softmax and log_softmax.
 
-sum, mean, amax/amin, max/min/median of all elements, logsumexp and cumsum are entries
-of the derivative table (``hookgrad.ops.table``) with torch's formulas; their ``dim`` is
-a sorted tuple of non-negative dims (``()`` or None: all of them), saved as torch saves
-it. The others are hand-written: var/std (and their pairs with the mean), prod and
-cumprod (their gradients at zeros are an algorithm), the ``(values, indices)`` ops along
-a dim (two outputs), vector norms, softmax and log_softmax. There ``dim`` is a sorted
-tuple (None: all dims) or, for ops along one dim, a non-negative int; a backward first
-puts the reduced dims back as size 1 (``_restore``), so that its tensors broadcast
-against the input.
+sum, mean, var, std, amax/amin, max/min/median of all elements, logsumexp, the vector
+norm, cumsum, softmax and log_softmax (with their backward ops, whose nodes are torch's
+double-backward nodes) are entries of the derivative table (``hookgrad.ops.table``) with
+torch's formulas; their ``dim`` is a sorted tuple of non-negative dims (``()`` or None:
+all of them), saved as torch saves it. The others are hand-written: var_mean and
+std_mean (two outputs), prod and cumprod (their gradients at zeros are an algorithm) and
+the ``(values, indices)`` ops along a dim (two outputs). There ``dim`` is a sorted tuple
+(None: all dims) or, for ops along one dim, a non-negative int; a backward first puts the
+reduced dims back as size 1 (``_restore``), so that its tensors broadcast against the
+input.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import grad_mode
+from hookgrad.graph.saved import FREED_MESSAGE
 from hookgrad.ops.base import Op
 from hookgrad.ops.table import entry, helper
 from hookgrad.ops.util import as_axis, reduced_shape
@@ -124,8 +126,60 @@ def _variance(a: Any, dim: tuple[int, ...] | None, correction: float) -> tuple[A
         return np.sum(squares, axis=as_axis(dim), keepdims=True) / dof, mean
 
 
+def _var(a: Any, dim: Any, correction: Any, keepdim: bool) -> Any:
+    dims = tuple(dim) if dim else None
+    variance, _ = _variance(a, dims, 1 if correction is None else correction)
+    return _drop(variance, dims, keepdim)
+
+
+def _std(a: Any, dim: Any, correction: Any, keepdim: bool) -> Any:
+    return np.sqrt(_var(a, dim, correction, keepdim))
+
+
+# torch's var_backward and std_backward. Without ``dim`` (or ``()``, all dims here) and
+# with no degrees of freedom left, the gradient is ``grad * inf`` (NaN at the mean).
+helper("_correction(correction)", "1 if correction is None else correction")
+helper("_two_over(dof)", "2.0 / dof if dof != 0 else inf")
+helper(
+    "var_backward(grad, self, dim, correction, keepdim)",
+    "_var_backward_all(grad, self, self.numel() - _correction(correction)) "
+    "if self.ndim == 0 or not dim "
+    "else _two_over(_safe_size(self.shape, dim) - _correction(correction)) "
+    "* (grad if keepdim or self.ndim <= 1 else unsqueeze_multiple(grad, dim)) "
+    "* (self - self.mean(dim, True))",
+)
+helper(
+    "_var_backward_all(grad, self, dof)",
+    "grad * where(self == self.mean(), nan, inf) if dof <= 0 "
+    "else 2.0 / dof * grad * (self - self.mean())",
+)
+helper(
+    "std_backward(result, grad, self, dim, correction, keepdim)",
+    "var_backward((grad / (result * 2)).masked_fill(result == 0, 0), self, dim, correction,"
+    " keepdim)",
+)
+
+# Variance over ``dim``, dividing by ``count - correction`` (None: 1, Bessel's).
+Var = entry(
+    "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None,"
+    " bool keepdim=False) -> Tensor",
+    _var,
+    quiet=True,
+    self="var_backward(grad, self, dim, correction, keepdim)",
+)
+# The standard deviation: the square root of the variance.
+Std = entry(
+    "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None,"
+    " bool keepdim=False) -> Tensor",
+    _std,
+    quiet=True,
+    self="std_backward(result, grad, self, dim, correction, keepdim)",
+)
+
+
 class _Moments(Op):
-    """Var, std and their pairs with the mean: dims, correction and shared gradients."""
+    """var_mean and std_mean (two outputs, beyond the table): dims, correction and their
+    gradients."""
 
     input_names = ("self",)
     saves: tuple[str, ...] = ("self",)
@@ -159,30 +213,6 @@ class _Moments(Op):
 def _add(a: Any, b: Any) -> Any:
     """The sum of two optional gradients (None: no gradient)."""
     return b if a is None else a if b is None else a + b
-
-
-class Var(_Moments):
-    """Variance over ``dim``, dividing by ``count - correction`` (1: Bessel's)."""
-
-    def forward(self, a: Any) -> Any:
-        return self._moments(a)[0]
-
-    def backward(self, grad: Any) -> Any:
-        (x,) = self.unpack()
-        return self._var_backward(grad, x)
-
-
-class Std(_Moments):
-    """Standard deviation: the square root of the variance."""
-
-    saves = ("self", "result")
-
-    def forward(self, a: Any) -> Any:
-        return np.sqrt(self._moments(a)[0])
-
-    def backward(self, grad: Any) -> Any:
-        x, std = self.unpack()
-        return self._std_backward(grad, x, std)
 
 
 class VarMean(_Moments):
@@ -229,6 +259,11 @@ class Prod(Op):
 
     def backward(self, grad: Any) -> Any:
         x, result = self.unpack()
+        if x.ndim == 0:
+            return grad
+        if not (x == 0).any():
+            # As torch's: without zeros, the gradient is no view of a flattened one.
+            return grad * (result / x).conj()
         flat = _prod_backward(grad.reshape(1), x.reshape(-1), result.reshape(1), 0)
         return flat.reshape(x.shape)
 
@@ -366,12 +401,18 @@ class _SelectAlongDim(Op):
         return _drop(values, self.dim, self.keepdim), indices
 
     def backward(self, grad: Any, grad_indices: Any = None) -> Any:
+        if self.indices is None:
+            raise RuntimeError(FREED_MESSAGE)
         if grad is None or not self.input_shape:
             return grad
         shape, dim = self.input_shape, self.dim
         positions = np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1))
         chosen = positions == self.indices.reshape(reduced_shape(shape, (dim,)))
         return _restore(grad, shape, dim, self.keepdim).where(_bool_constant(grad, chosen), 0)
+
+    def _release_variables(self) -> None:
+        # NOTE: torch saves the indices as a tensor, freed after a backward pass.
+        self.indices = None
 
 
 def _argmax(a: Any, axis: int) -> Any:
@@ -454,60 +495,62 @@ Logsumexp = entry(
 )
 
 
-class VectorNorm(Op):
-    """``(sum |x|^ord)^(1/ord)`` over ``dim``; ord may be 0, inf or -inf too."""
+def _vector_norm(a: Any, ord: float, dim: Any, keepdim: bool, dtype: Any) -> Any:
+    """``(sum |a|^ord)^(1/ord)`` over ``dim`` (None or ``()``: all dims), in ``dtype``."""
+    if dtype is not None:
+        a = a.astype(dtype)
+    size = np.abs(a)
+    axis = _axis(dim)
+    if ord == math.inf:
+        return np.amax(size, axis=axis, keepdims=keepdim)
+    if ord == -math.inf:
+        return np.amin(size, axis=axis, keepdims=keepdim)
+    if ord == 0:
+        return np.sum(size != 0, axis=axis, keepdims=keepdim, dtype=size.dtype)
+    if ord == 1:
+        return np.sum(size, axis=axis, keepdims=keepdim)
+    if ord == 2:
+        return np.sqrt(np.sum(size * size, axis=axis, keepdims=keepdim))
+    return np.sum(size**ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
 
-    node_name = "LinalgVectorNormBackward0"
-    input_names = ("self",)
-    saves = ("self", "result")
 
-    def __init__(
-        self, ord: float, dim: tuple[int, ...] | None, keepdim: bool, np_dtype: Any = None
-    ) -> None:
-        self.ord = ord
-        self.dim = dim
-        self.keepdim = keepdim
-        self.np_dtype = np_dtype
+# torch's norm_backward: by ``p``, 0 (no gradient), 1, 2, +-inf (ties share the gradient,
+# NaNs take it), below 1, below 2, and the rest.
+helper(
+    "linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim)",
+    "norm_backward(grad, self, ord, result, dim, keepdim)",
+)
+helper(
+    "norm_backward(grad, self, p, norm, dim, keepdim)",
+    "_norm_backward(grad, self, p, norm, dim) if keepdim or self.ndim == 0 "
+    "else _norm_backward(unsqueeze_multiple(grad, dim), self, p,"
+    " unsqueeze_multiple(norm, dim), dim)",
+)
+helper(
+    "_norm_backward(grad, self, p, norm, dim)",
+    "None if p == 0 "
+    "else self.sgn() * grad if p == 1 "
+    "else grad * (self / norm).masked_fill(norm == 0, 0) if p == 2 "
+    "else _inf_norm_backward(grad, self, (self.abs() == norm) | self.abs().isnan(), dim)"
+    " if p == inf or p == -inf "
+    "else self.sgn() * self.abs().pow(p - 1).masked_fill(self == 0, 0) * grad"
+    " * norm.pow(1 - p) if p < 1 "
+    "else self.sgn() * self.abs().pow(p - 1) * (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0)"
+    " if p < 2 "
+    "else self * self.abs().pow(p - 2) * (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0)",
+)
+helper(
+    "_inf_norm_backward(grad, self, mask, dim)", "self.sgn() * (grad / mask.sum(dim, True) * mask)"
+)
 
-    def forward(self, a: Any) -> Any:
-        self.input_shape = a.shape
-        if self.np_dtype is not None:
-            a = a.astype(self.np_dtype)
-        size = np.abs(a)
-        axis, keepdims, p = as_axis(self.dim), self.keepdim, self.ord
-        if p == math.inf:
-            return np.amax(size, axis=axis, keepdims=keepdims)
-        if p == -math.inf:
-            return np.amin(size, axis=axis, keepdims=keepdims)
-        if p == 0:
-            return np.sum(size != 0, axis=axis, keepdims=keepdims, dtype=size.dtype)
-        if p == 1:
-            return np.sum(size, axis=axis, keepdims=keepdims)
-        if p == 2:
-            return np.sqrt(np.sum(size * size, axis=axis, keepdims=keepdims))
-        with np.errstate(divide="ignore"):
-            return np.sum(size**p, axis=axis, keepdims=keepdims) ** (1.0 / p)
-
-    def backward(self, grad: Any) -> Any:
-        x, norm = self.unpack()
-        p = self.ord
-        if p == 0:
-            return None
-        grad = _restore(grad, self.input_shape, self.dim, self.keepdim)
-        norm = _restore(norm, self.input_shape, self.dim, self.keepdim)
-        if p == 1:
-            return x.sgn() * grad
-        if p == 2:
-            return grad * (x / norm).masked_fill(norm == 0, 0)
-        size = x.abs()
-        if math.isinf(p):
-            chosen = (size == norm) | (size != size)
-            return x.sgn() * (grad / chosen.sum(self.dim, keepdim=True)).where(chosen, 0)
-        if p < 1:
-            scaled = (x.sgn() * size.pow(p - 1)).masked_fill(x == 0, 0)
-            return scaled * grad * norm.pow(1 - p)
-        scaled = x.sgn() * size.pow(p - 1) if p < 2 else x * size.pow(p - 2)
-        return scaled * (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0)
+# The vector ``ord``-norm over ``dim``; ord may be 0, inf or -inf too.
+VectorNorm = entry(
+    "linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,"
+    " ScalarType? dtype=None) -> Tensor",
+    _vector_norm,
+    quiet=True,
+    self="linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim)",
+)
 
 
 # ---------------------------------------------------------------- cumsum / cumprod
@@ -568,47 +611,66 @@ class Cumprod(Op):
 # ---------------------------------------------------------------- softmax
 
 
-def _softmax_shift(a: Any, axis: Any) -> Any:
-    return a - np.amax(a, axis=axis, keepdims=True)
+def _softmax(a: Any, dim: int, half_to_float: bool) -> Any:
+    """``exp(a) / sum(exp(a))`` along ``dim``, shifted by the maximum."""
+    if a.size == 0:
+        return a.copy()
+    axis = dim if a.ndim else None
+    exp = np.exp(a - np.amax(a, axis=axis, keepdims=True))
+    return exp / np.sum(exp, axis=axis, keepdims=True)
 
 
-class Softmax(Op):
-    """``exp(x) / sum(exp(x))`` along ``dim``."""
-
-    input_names = ("self",)
-    saves = ("result",)
-
-    def __init__(self, dim: int) -> None:
-        self.dim = dim
-
-    def forward(self, a: Any) -> Any:
-        if a.size == 0:
-            return a.copy()
-        axis = self.dim if a.ndim else None
-        exp = np.exp(_softmax_shift(a, axis))
-        return exp / np.sum(exp, axis=axis, keepdims=True)
-
-    def backward(self, grad: Any) -> Any:
-        (result,) = self.unpack()
-        return result * (grad - (grad * result).sum(self.dim, keepdim=True))
+def _log_softmax(a: Any, dim: int, half_to_float: bool) -> Any:
+    """``a - logsumexp(a)`` along ``dim``, shifted by the maximum."""
+    if a.size == 0:
+        return a.copy()
+    axis = dim if a.ndim else None
+    shifted = a - np.amax(a, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
-class LogSoftmax(Op):
-    """``x - logsumexp(x)`` along ``dim``."""
+def _softmax_backward_data(grad_output: Any, output: Any, dim: int, input_dtype: Any) -> Any:
+    axis = dim if output.ndim else None
+    product = grad_output * output
+    return (product - output * np.sum(product, axis=axis, keepdims=True)).astype(
+        input_dtype, copy=False
+    )
 
-    input_names = ("self",)
-    saves = ("result",)
 
-    def __init__(self, dim: int) -> None:
-        self.dim = dim
+def _log_softmax_backward_data(grad_output: Any, output: Any, dim: int, input_dtype: Any) -> Any:
+    axis = dim if output.ndim else None
+    total = np.sum(grad_output, axis=axis, keepdims=True)
+    return (grad_output - np.exp(output) * total).astype(input_dtype, copy=False)
 
-    def forward(self, a: Any) -> Any:
-        if a.size == 0:
-            return a.copy()
-        axis = self.dim if a.ndim else None
-        shifted = _softmax_shift(a, axis)
-        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
-    def backward(self, grad: Any) -> Any:
-        (result,) = self.unpack()
-        return grad - result.exp() * grad.sum(self.dim, keepdim=True)
+helper(
+    "softmax_double_backward(grad, grad_output, dim, output)",
+    "grad_output * grad - (output * grad_output).sum(dim, True) * grad"
+    " - grad_output * (output * grad).sum(dim, True)",
+)
+
+# ``half_to_float`` is torch's CUDA half-precision path: always False here.
+Softmax = entry(
+    "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
+    _softmax,
+    self="_softmax_backward_data(grad, result, dim, self.scalar_type())",
+)
+SoftmaxBackwardData = entry(
+    "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype)"
+    " -> Tensor",
+    _softmax_backward_data,
+    grad_output="_softmax_backward_data(grad, output, dim, input_dtype)",
+    output="softmax_double_backward(grad, grad_output, dim, output)",
+)
+LogSoftmax = entry(
+    "_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
+    _log_softmax,
+    self="_log_softmax_backward_data(grad, result, dim, self.scalar_type())",
+)
+LogSoftmaxBackwardData = entry(
+    "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim,"
+    " ScalarType input_dtype) -> Tensor",
+    _log_softmax_backward_data,
+    grad_output="grad - (grad * output.exp()).sum(dim, True)",
+    output="-grad_output.sum(dim, True) * output.exp() * grad",
+)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops.base import Op
+from hookgrad.ops.table import call, entry, node_function
 
 
 def _fill_missing(grads: tuple[Any, ...], shapes: list[tuple[int, ...]]) -> list[Any]:
@@ -235,8 +236,8 @@ def expand_strides(
 class Expand(Op):
     """Broadcast to a larger shape without copying; the gradient is summed back.
 
-    Like ``np.broadcast_to``, the result is read-only when elements share memory, so an
-    in-place write raises torch's error.
+    Elements may share memory (a stride 0); writing them in place raises torch's error
+    except for the ops that give every element the same value (see ``Op.fills``).
     """
 
     view = True
@@ -248,8 +249,6 @@ class Expand(Op):
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
         strides = expand_strides(a.shape, torch_strides(a), self.shape)
-        if any(s == 0 and n > 1 for s, n in zip(strides, self.shape)):
-            return as_view(np.broadcast_to(a, self.shape), self.shape, strides, writeable=False)
         return _reshaped(a, self.shape, strides)
 
     def backward(self, grad: Any) -> Any:
@@ -341,6 +340,14 @@ class SqueezeDims(Squeeze):
     node_name = "SqueezeBackward2"
 
 
+class SqueezeDimInplace(SqueezeDim):
+    """``squeeze_(dim)`` of a fresh result no one else holds (``matmul``'s last step for
+    a vector times a matrix): torch's in-place node, whose output is not a view."""
+
+    view = False
+    node_name = "SqueezeBackward4"
+
+
 class Unsqueeze(Op):
     """Insert a size-1 dim at ``dim`` (a view)."""
 
@@ -368,10 +375,12 @@ class Unsqueeze(Op):
 class Cat(Op):
     """Concatenate along ``dim``; each input's gradient is its slice of ``grad``.
 
-    ``skip`` marks legacy empty inputs (shape ``(0,)``) that torch leaves out.
+    ``skip`` marks legacy empty inputs (shape ``(0,)``) that torch leaves out. As torch's
+    node, it computes the gradients of all inputs, those that do not require grad too.
     """
 
     input_names = ("tensors",)
+    _list_input = True
 
     def __init__(self, dim: int, skip: tuple[bool, ...]) -> None:
         self.dim = dim
@@ -385,10 +394,8 @@ class Cat(Op):
     def backward(self, grad: Any) -> Any:
         grads: list[Any] = []
         start = 0
-        for size, skip, needed in zip(self.sizes, self.skip, self.needs_input_grad):
-            if not needed:
-                grads.append(None)
-            elif skip:
+        for size, skip in zip(self.sizes, self.skip):
+            if skip:
                 grads.append(grad.new_zeros((0,)))
             else:
                 grads.append(grad.narrow(self.dim, start, size))
@@ -397,9 +404,11 @@ class Cat(Op):
 
 
 class Stack(Op):
-    """Stack same-shaped tensors along a new dim; the gradient is unbound along it."""
+    """Stack same-shaped tensors along a new dim; each input's gradient is its ``select``
+    of the gradient (for every input, as in ``Cat``), as torch's ``stack_tensors_backward``."""
 
     input_names = ("tensors",)
+    _list_input = True
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
@@ -408,8 +417,7 @@ class Stack(Op):
         return np.stack(arrays, axis=self.dim)
 
     def backward(self, grad: Any) -> Any:
-        grads = grad.unbind(self.dim)
-        return tuple(g if needed else None for g, needed in zip(grads, self.needs_input_grad))
+        return tuple(grad.select(self.dim, i) for i in range(grad.shape[self.dim]))
 
 
 class Split(Op):
@@ -485,8 +493,8 @@ class Slice(Op):
         return torch_layout(a)[_index(self.dim, slice(self.start, self.end, self.step))]
 
     def backward(self, grad: Any) -> Any:
-        zeros = grad.new_zeros(self.self_sym_sizes)
-        return zeros.slice_scatter(grad, self.dim, self.start, self.end, self.step)
+        sizes = self.self_sym_sizes
+        return call("slice_backward", grad, sizes, self.dim, self.start, self.end, self.step)
 
 
 class Select(Op):
@@ -504,8 +512,48 @@ class Select(Op):
         return torch_layout(a)[_index(self.dim, self.index)]
 
     def backward(self, grad: Any) -> Any:
-        zeros = grad.new_zeros(self.self_sym_sizes)
-        return zeros.select_scatter(grad, self.dim, self.index)
+        return call("select_backward", grad, self.self_sym_sizes, self.dim, self.index)
+
+
+class Alias(Op):
+    """The whole tensor as a new view of it: ``x[...]``, ``x[:, :]``."""
+
+    view = True
+    input_names = ("self",)
+
+    def forward(self, a: Any) -> Any:
+        return a.view()
+
+    def backward(self, grad: Any) -> Any:
+        return grad
+
+
+# The backwards of select and slice: entries, so that a second backward records torch's
+# SelectBackwardBackward0 / SliceBackwardBackward0, whose own backward is the view again.
+node_function("select", Select)
+node_function("slice_symint", Slice)
+
+
+def _into_zeros(grad_output: Any, input_sizes: tuple[int, ...], dim: int, key: Any) -> Any:
+    """Zeros of ``input_sizes`` with ``grad_output`` written at ``key`` of ``dim``."""
+    out = np.zeros(input_sizes, grad_output.dtype)
+    out[_index(dim, key)] = grad_output
+    return out
+
+
+SelectBackward = entry(
+    "select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor",
+    lambda grad_output, sizes, dim, index: _into_zeros(grad_output, sizes, dim, index),
+    grad_output="grad.select(dim, index)",
+)
+SliceBackward = entry(
+    "slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, "
+    "SymInt end, SymInt step) -> Tensor",
+    lambda grad_output, sizes, dim, start, end, step: _into_zeros(
+        grad_output, sizes, dim, slice(start, end, step)
+    ),
+    grad_output="slice_symint(grad, dim, start, end, step)",
+)
 
 
 def _strided_slice(grad: Any, dim: int, start: int, end: int, step: int) -> Any:

@@ -14,8 +14,8 @@ import numpy as np
 
 from hookgrad import engine
 from hookgrad.graph.node import GradientEdge
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.functions.joining import stack
+from hookgrad.tensor.tensor import Tensor
 
 TensorOrTensors = Union[Any, Sequence[Any]]
 
@@ -31,14 +31,13 @@ CREATE_GRAPH_WARNING = (
 def _as_tuple(value: Any) -> tuple[Any, ...]:
     if value is None:
         return ()
-    if isinstance(value, _tensor_module.Tensor):
+    if isinstance(value, Tensor):
         return (value,)
     return tuple(value)
 
 
 def _make_grads(outputs: tuple[Any, ...], grads: tuple[Any, ...]) -> list[Any]:
     """The seed gradient of each output: given, or ones for a one-element output."""
-    Tensor = _tensor_module.Tensor
     result = []
     for index, (output, grad) in enumerate(zip(outputs, grads)):
         if isinstance(grad, Tensor):
@@ -95,6 +94,30 @@ def _roots(outputs: tuple[Any, ...]) -> list[Any]:
             )
         roots.append(output._gradient_edge())
     return roots
+
+
+def tensor_backward(
+    self: Tensor,
+    gradient: Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: TensorOrTensors | None = None,
+) -> None:
+    """``Tensor.backward``: accumulate the gradient of ``self`` into the ``.grad`` of the
+    leaves.
+
+    ``gradient`` is required unless the tensor has one element; see ``backward`` for the
+    other arguments. Example::
+
+        (x * x).sum().backward()     # x.grad is 2 * x
+    """
+    backward(
+        (self,),
+        (gradient,) if gradient is not None else None,
+        retain_graph,
+        create_graph,
+        inputs=inputs,
+    )
 
 
 def backward(
@@ -191,7 +214,7 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     roots = _roots(outs)
-    edges = []
+    edges: list[Any] = []
     for tensor in ins:
         if isinstance(tensor, GradientEdge):
             edges.append(tuple(tensor))
@@ -230,7 +253,7 @@ ONLY_INPUTS_WARNING = (
 
 def _grad_inputs(inputs: Any) -> tuple[Any, ...]:
     """``grad``'s ``inputs`` as a tuple: a tensor or edge, a sequence, or a dict's values."""
-    if isinstance(inputs, (_tensor_module.Tensor, GradientEdge)):
+    if isinstance(inputs, (Tensor, GradientEdge)):
         return (inputs,)
     if type(inputs) is dict:
         return tuple(inputs.values())
@@ -257,7 +280,7 @@ def _unused_grad(
         raise RuntimeError(
             "materialize_grads cannot be used when the given input is a GradientEdge"
         )
-    zeros = _tensor_module.Tensor._make(np.zeros_like(tensor._data))
+    zeros = Tensor._make(np.zeros_like(tensor._data))
     return zeros.requires_grad_(create_graph)
 
 
@@ -271,7 +294,7 @@ def _batched_grads(
 ) -> list[Any]:
     """``grad`` with ``is_grads_batched``: one pass per seed, the results stacked."""
     for index, (output, grad) in enumerate(zip(outs, grads)):
-        if isinstance(grad, _tensor_module.Tensor) and grad.shape[1:] != output.shape:
+        if isinstance(grad, Tensor) and grad.shape[1:] != output.shape:
             raise RuntimeError(
                 "If `is_grads_batched=True`, we interpret the first dimension of each "
                 "grad_output as the batch dimension. The sizes of the remaining dimensions "
@@ -280,7 +303,7 @@ def _batched_grads(
                 f"output[{index}] has a shape of {output.shape}. If you only want some "
                 "tensors in `grad_output` to be considered batched, consider using vmap."
             )
-    size = next(len(g) for g in grads if isinstance(g, _tensor_module.Tensor))
+    size = next(len(g) for g in grads if isinstance(g, Tensor))
     per_seed = []
     for row in range(size):
         seeds = _make_grads(outs, tuple(None if g is None else g[row] for g in grads))

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from hookgrad.tensor import dtypes
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.device import check_device
 from hookgrad.tensor.dispatch import wrap_constant
+from hookgrad.tensor.tensor import Tensor
 
 _SEQUENCES = (list, tuple, range)
 _NUMBERS = (bool, int, float, complex, np.number, np.bool_)
@@ -29,7 +29,7 @@ COPY_CONSTRUCT_WARNING = (
 
 
 def _is_tensor(value: Any) -> bool:
-    return isinstance(value, _tensor_module.Tensor)
+    return isinstance(value, Tensor)
 
 
 # -- nested Python data -> array -----------------------------------------------------------
@@ -147,6 +147,29 @@ def to_array(data: Any, dtype: Any = None, copy: bool = True) -> np.ndarray:
         return np.array(_unwrap_nested(data, len(shape)), dtype=target.np).reshape(shape)
     except OverflowError:
         raise ValueError("Overflow when unpacking long long") from None
+
+
+def legacy_init(self: Tensor, *args: Any, dtype: Any = None, requires_grad: bool = False) -> None:
+    """``Tensor(*args)``, torch's legacy constructor (``Tensor.__init__``).
+
+    ``Tensor(2, 3)`` is a (zero-filled here) 2x3 tensor, and ``Tensor([1, 2])`` makes
+    floats of integer data. Example::
+
+        Tensor([1, 2]).dtype     # hookgrad.float32
+    """
+    if dtype is None:
+        dtype = dtypes.get_default_dtype()
+    if not args:
+        self._data = np.zeros((0,), dtypes.to_dtype(dtype).np)
+    elif all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        self._data = np.zeros(args, dtypes.to_dtype(dtype).np)
+    else:
+        data = args[0] if len(args) == 1 else args
+        if hasattr(data, "_data") or isinstance(data, np.ndarray):
+            dtype = None
+        self._data = to_array(data, dtype)
+    if requires_grad:
+        self.requires_grad = True
 
 
 # -- helpers shared by the creation functions ----------------------------------------------

@@ -21,8 +21,9 @@ from hookgrad.graph.saved import (
     save_input,
     save_output,
 )
+from hookgrad.ops.inplace import OVERLAP_ERROR, has_internal_overlap
 from hookgrad.tensor import dtypes
-from hookgrad.tensor import tensor as _tensor_module
+from hookgrad.tensor.tensor import CreationMeta, Tensor
 
 _state = grad_mode._state
 
@@ -32,15 +33,22 @@ def apply(op: Any, *inputs: Any) -> Any:
 
     Returns one tensor, or a tuple when the op's forward returns a tuple.
     """
-    Tensor = _tensor_module.Tensor
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     return apply_arrays(op, inputs, arrays)
+
+
+def apply_op(tensor: Tensor, op: Any, *others: Any) -> Any:
+    """``Tensor._apply_op``: ``apply(op, tensor, *others)``.
+
+    How a backward formula applies an op class that has no Tensor method: ``ops`` sits
+    below the tensor layer and reaches it only through the gradients' methods.
+    """
+    return apply(op, tensor, *others)
 
 
 def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
     """Like ``apply`` with the forward's arrays given (already cast by promotion)."""
     # NOTE: this runs once per op, forward and backward: keep it free of extra calls.
-    Tensor = _tensor_module.Tensor
     try:
         if op.quiet:
             with np.errstate(all="ignore"):
@@ -52,7 +60,7 @@ def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
         broadcast_shapes(*(a.shape for a in arrays if isinstance(a, np.ndarray)))
         raise
     if type(result) is tuple:
-        outputs: Any = tuple(_wrap(Tensor, array) for array in result)
+        outputs: Any = tuple(_wrap(array) for array in result)
     else:
         if type(result) is not np.ndarray:
             result = np.asarray(result)
@@ -65,7 +73,7 @@ def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
                 or x._requires_grad
                 or (x._base is not None and x.requires_grad)
             ):
-                _record(Tensor, op, inputs, outputs)
+                _record(op, inputs, outputs)
                 break
     elif _state.inference:
         _mark_inference(outputs)
@@ -82,29 +90,30 @@ def apply_inplace(op: Any, target: Any, inputs: Sequence[Any], arrays: Sequence[
     that an op saving its result saves the new value of ``target``), recorded as the op's
     output when autograd tracks it; the caller moves ``target`` onto that node.
     """
-    Tensor = _tensor_module.Tensor
     enabled = _state.grad_enabled
     _state.grad_enabled = False
     try:
         result = apply_arrays(op, inputs, arrays)
     finally:
         _state.grad_enabled = enabled
-    write_inplace(target, result._data)
+    write_inplace(target, result._data, op.fills)
     output = Tensor._make(target._data)
     output._version_counter = target._version_counter
     if enabled:
         for x in inputs:
             if isinstance(x, Tensor) and (x.grad_fn is not None or x._requires_grad):
-                _record(Tensor, op, inputs, output)
+                _record(op, inputs, output)
                 break
     return output
 
 
-def write_inplace(target: Any, array: np.ndarray) -> None:
+def write_inplace(target: Any, array: np.ndarray, fills: bool = False) -> None:
     """Copy ``array`` (an op's result) into ``target``'s memory and bump its version.
 
     torch's rules: the result must have ``target``'s shape and a dtype that may be cast
-    to ``target``'s (not float to int, complex to real, or anything to bool).
+    to ``target``'s (not float to int, complex to real, or anything to bool); ``target``'s
+    elements may share memory (a stride 0) only when ``fills``: every element of
+    ``array`` is the same value.
     """
     data = target._data
     check_cast(array.dtype, data.dtype)
@@ -113,13 +122,9 @@ def write_inplace(target: Any, array: np.ndarray) -> None:
             f"output with shape {list(data.shape)} doesn't match the broadcast shape "
             f"{list(array.shape)}"
         )
+    if not fills and 0 in data.strides and has_internal_overlap(data):
+        raise RuntimeError(OVERLAP_ERROR)
     if not data.flags.writeable:
-        if any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers "
-                "to a single memory location. Please clone() the tensor before performing the "
-                "operation."
-            )
         raise RuntimeError("the tensor's memory is read-only (a non-writable NumPy array)")
     np.copyto(data, array, casting="unsafe")
     target._bump_version()
@@ -153,7 +158,7 @@ def _type_name(np_dtype: np.dtype) -> str:
 def record(op: Any, inputs: Sequence[Any], output: Any) -> None:
     """Record ``op`` as the node that made ``output`` from ``inputs`` (for nodes made
     outside ``apply``, e.g. the regenerated ``grad_fn`` of a view)."""
-    _record(_tensor_module.Tensor, op, inputs, output)
+    _record(op, inputs, output)
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
@@ -178,8 +183,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 def wrap_constant(array: Any) -> Any:
     """Wrap the result of a non-differentiable computation."""
-    Tensor = _tensor_module.Tensor
-    out = _wrap(Tensor, array)
+    out = _wrap(array)
     if _state.inference:
         out._is_inference = True
     return out
@@ -191,7 +195,6 @@ def _make_views(source: Any, outputs: Any) -> None:
     A view shares the version counter of its base; its creation meta (how it was made)
     decides later whether it may be modified in place.
     """
-    CreationMeta = _tensor_module.CreationMeta
     base = source._base
     previous = CreationMeta.DEFAULT
     if base is None:
@@ -224,7 +227,7 @@ def _mark_inference(outputs: Any) -> None:
         output._is_inference = True
 
 
-def _wrap(Tensor: Any, array: Any) -> Any:
+def _wrap(array: Any) -> Any:
     if type(array) is not np.ndarray:
         array = np.asarray(array)
     return Tensor._make(array)
@@ -233,8 +236,8 @@ def _wrap(Tensor: Any, array: Any) -> Any:
 _NO_EDGE = (None, 0)
 
 
-def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
-    edges = []
+def _record(op: Any, inputs: Sequence[Any], outputs: Any) -> None:
+    edges: list[tuple[Any, int]] = []
     meta: list[tuple[Any, Any] | None] = []
     # An op may give edges to its differentiable inputs only (torch's ``where`` has none
     # for its condition).
@@ -274,12 +277,12 @@ def _record(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: Any) -> None:
             outputs._grad_fn = op
         outs = (outputs,)
     if op.saves:
-        op._saved = _save(Tensor, op, inputs, outs)
+        op._saved = _save(op, inputs, outs)
     if anomaly.state.enabled:
         anomaly.record_creation(op)
 
 
-def _save(Tensor: Any, op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...]) -> tuple:
+def _save(op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...]) -> tuple:
     """One ``SavedTensor`` per name in ``op.saves``: an input's name or ``result``.
 
     Default pack hooks (``saved_tensors_hooks``) run here, in the order of ``op.saves``.

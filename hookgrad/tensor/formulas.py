@@ -1,8 +1,7 @@
 """Binds the derivative table to the tensor layer, once, from ``hookgrad.tensor``:
 formulas that run on tensors (``create_graph=True``) call hookgrad's public functions,
-the fast path wraps its arrays as ``Tensor``, and the public entries' functions and
-in-place variants become ``Tensor`` methods (``x.exp()``, ``x.exp_()``) — the one place
-where methods are attached from the table."""
+and the fast path wraps its arrays as ``Tensor``. (``hookgrad.tensor.methods`` attaches
+the table's methods, ``x.exp()`` and ``x.exp_()``.)"""
 
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ from hookgrad.tensor.functions import (
     conversion,
     generated,
     indexing,
-    inplace,
     joining,
     linalg,
     reduction,
@@ -36,6 +34,3 @@ table.bind(
     }
     | {name: getattr(creation, name) for name in _CREATION},
 )
-
-for _name, _function in (generated.FUNCTIONS | inplace.TABLE_INPLACE).items():
-    setattr(Tensor, _name, _function)

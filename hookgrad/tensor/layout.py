@@ -232,8 +232,6 @@ def contiguous(input: Any, *args: Any, memory_format: Any = contiguous_format) -
 class LayoutMethods:
     """Memory-layout methods of ``Tensor``."""
 
-    __slots__ = ()
-
     stride = stride
     storage_offset = storage_offset
     data_ptr = data_ptr

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.tensor import dtypes
-from hookgrad.tensor import tensor as _tensor_module
+from hookgrad.tensor.tensor import Tensor
 
 _SCALARS = (int, float, complex, bool, np.generic)
 
@@ -18,7 +18,7 @@ def is_scalar(value: Any) -> bool:
 
 
 def check_operand(value: Any, name: str = "other") -> None:
-    if not isinstance(value, _tensor_module.Tensor) and not is_scalar(value):
+    if not isinstance(value, Tensor) and not is_scalar(value):
         raise TypeError(
             f"unsupported operand type for {name}: '{type(value).__name__}' (expected "
             "Tensor or Number)"
@@ -27,7 +27,7 @@ def check_operand(value: Any, name: str = "other") -> None:
 
 def cast_operand(value: Any, np_dtype: np.dtype) -> Any:
     """``value`` (tensor or scalar) as an array or NumPy scalar of ``np_dtype``."""
-    if isinstance(value, _tensor_module.Tensor):
+    if isinstance(value, Tensor):
         data = value._data
         return data if data.dtype == np_dtype else data.astype(np_dtype)
     return np_dtype.type(value)
@@ -35,7 +35,6 @@ def cast_operand(value: Any, np_dtype: np.dtype) -> Any:
 
 def binary_arrays(a: Any, b: Any) -> tuple[Any, Any]:
     """The arrays an elementwise binary op computes on, both of the promoted dtype."""
-    Tensor = _tensor_module.Tensor
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         if a._data.dtype == b._data.dtype:
             return a._data, b._data

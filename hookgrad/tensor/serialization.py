@@ -23,9 +23,9 @@ from typing import IO, Any, Union
 import numpy as np
 
 from hookgrad.tensor import dtypes
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.device import check_device, device
 from hookgrad.tensor.size import Size
+from hookgrad.tensor.tensor import Tensor
 
 _PREFIX = "hookgrad/"
 _FORMAT_VERSION = "1"
@@ -67,11 +67,9 @@ class _Pickler(pickle.Pickler):
         return key
 
     def persistent_id(self, obj: Any) -> Any:
-        if isinstance(obj, _tensor_module.Tensor):
+        if isinstance(obj, Tensor):
             cls = type(obj)
-            subclass = (
-                None if cls is _tensor_module.Tensor else f"{cls.__module__}:{cls.__qualname__}"
-            )
+            subclass = None if cls is Tensor else f"{cls.__module__}:{cls.__qualname__}"
             return ("tensor", self._store(obj, obj._data), obj.requires_grad, subclass)
         if isinstance(obj, np.ndarray):
             return ("ndarray", self._store(obj, obj))
@@ -123,7 +121,7 @@ class _Unpickler(pickle.Unpickler):
             raise pickle.UnpicklingError(f"unknown stored kind '{kind}'")
         requires_grad, subclass = extra
         dtypes.from_numpy_dtype(array.dtype)
-        tensor = _tensor_module.Tensor._make(array, bool(requires_grad))
+        tensor = Tensor._make(array, bool(requires_grad))
         if subclass is None:
             return tensor
         return _tensor_subclass(subclass)(tensor, requires_grad=bool(requires_grad))
@@ -135,7 +133,7 @@ def _tensor_subclass(path: str) -> Any:
     if not module_name.startswith("hookgrad.") or "." in qualname:
         raise pickle.UnpicklingError(f"hookgrad.load refuses the tensor class '{path}'")
     cls = getattr(importlib.import_module(module_name), qualname, None)
-    if not (isinstance(cls, type) and issubclass(cls, _tensor_module.Tensor)):
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise pickle.UnpicklingError(f"hookgrad.load refuses the tensor class '{path}'")
     return cls
 

@@ -1,9 +1,10 @@
 """``Tensor``: a NumPy array plus what autograd needs to know about it.
 
-The class stays thin: its operators and math methods come from the family mixins in
-``hookgrad.tensor.functions`` (one per family of ops), and the ops themselves live in
-``hookgrad.ops``. What is here: construction, metadata, the autograd attributes
-(``requires_grad``, ``grad``, ``grad_fn``, hooks) and conversions.
+The class stays thin: what is here is its data, metadata, the autograd attributes
+(``requires_grad``, ``grad``, ``grad_fn``, hooks) and conversions to Python and NumPy.
+Everything else (the legacy constructor, operators, math methods, ``backward``) is attached
+after the class exists by ``hookgrad.tensor.methods``, so this module imports none of the
+modules above it; editors and mypy see those methods through the stub ``attached.pyi``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,19 +22,17 @@ from hookgrad.graph.node import Node
 from hookgrad.graph.version import VersionCounter
 from hookgrad.hooks import HookDict, RemovableHandle, add_hook
 from hookgrad.ops.util import wrap_dim
-from hookgrad.tensor import dtypes, views
-from hookgrad.tensor.functions import (
-    ArithmeticMethods,
-    ConversionMethods,
-    IndexingMethods,
-    LinalgMethods,
-    ReductionMethods,
-    ShapeMethods,
-    UnaryMethods,
-)
-from hookgrad.tensor.functions.inplace import InplaceMethods
-from hookgrad.tensor.layout import LayoutMethods
+from hookgrad.tensor import dtypes
+from hookgrad.tensor.device import cpu
+from hookgrad.tensor.formatting import tensor_repr
 from hookgrad.tensor.size import Size
+
+if TYPE_CHECKING:
+    # NOTE: a stub only (no module at run time): the methods ``hookgrad.tensor.methods``
+    # attaches, for type checkers and editors.
+    from hookgrad.tensor.attached import AttachedMethods
+else:
+    AttachedMethods = object
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
@@ -72,17 +71,7 @@ class CreationMeta:
     INFERENCE_MODE = 3  # made in inference mode from a normal tensor
 
 
-class Tensor(
-    LayoutMethods,
-    ArithmeticMethods,
-    UnaryMethods,
-    ReductionMethods,
-    ShapeMethods,
-    IndexingMethods,
-    LinalgMethods,
-    ConversionMethods,
-    InplaceMethods,
-):
+class Tensor(AttachedMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     Create tensors with ``hookgrad.tensor(data)``, ``zeros``, ``randn`` etc.; the
@@ -95,6 +84,7 @@ class Tensor(
         x.grad            # tensor([2., 4.])
     """
 
+    _data: np.ndarray
     # NOTE: class-level defaults keep ``_make`` (called once per op result) cheap: an
     # instance stores only what differs from them.
     _requires_grad = False
@@ -115,25 +105,6 @@ class Tensor(
     _creation_meta = CreationMeta.DEFAULT
     _view_version = 0
     __array_priority__ = 1000  # ndarray <op> Tensor defers to Tensor's operators
-
-    def __init__(self, *args: Any, dtype: Any = None, requires_grad: bool = False):
-        from hookgrad.tensor.creation import to_array
-
-        # NOTE: torch's legacy constructor: ``Tensor(2, 3)`` is a (zero-filled here) 2x3
-        # tensor, and ``Tensor([1, 2])`` makes floats of integer data.
-        if dtype is None:
-            dtype = dtypes.get_default_dtype()
-        if not args:
-            self._data = np.zeros((0,), dtypes.to_dtype(dtype).np)
-        elif all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-            self._data = np.zeros(args, dtypes.to_dtype(dtype).np)
-        else:
-            data = args[0] if len(args) == 1 else args
-            if hasattr(data, "_data") or isinstance(data, np.ndarray):
-                dtype = None
-            self._data = to_array(data, dtype)
-        if requires_grad:
-            self.requires_grad = True
 
     @staticmethod
     def _make(array: np.ndarray, requires_grad: bool = False) -> Tensor:
@@ -162,8 +133,6 @@ class Tensor(
 
     @property
     def device(self) -> Any:
-        from hookgrad.tensor.device import cpu
-
         return cpu
 
     @property
@@ -223,7 +192,7 @@ class Tensor(
         if self._base is not None:
             counter: Any = self._version_counter
             if self._view_version != counter.value:
-                return views.refresh_grad_fn(self, node)
+                return self._refresh_grad_fn(node)
         return node
 
     @grad_fn.setter
@@ -378,21 +347,13 @@ class Tensor(
         return self
 
     def _as_output_of(self, node: Any, output_nr: int) -> Tensor:
-        """A tensor sharing this data with ``node`` as its ``grad_fn``."""
+        """This tensor aliased as output ``output_nr`` of ``node``: a tensor sharing its data
+        and version counter, with ``node`` as its ``grad_fn`` (not a view)."""
         out = Tensor._make(self._data)
         out._grad_fn = node
         out._output_nr = output_nr
+        out._version_counter = self._shared_version_counter()
         return out
-
-    def _apply_op(self, op: Any, *others: Any) -> Any:
-        """Run ``op`` (an ``ops`` class instance) on this tensor and ``others``, recorded.
-
-        How a backward formula applies an op class that has no Tensor method: ``ops``
-        sits below the tensor layer and reaches it only through the gradients' methods.
-        """
-        from hookgrad.tensor.dispatch import apply
-
-        return apply(op, self, *others)
 
     def _gradient_edge(self) -> tuple[Any, int]:
         """Where gradients for this tensor go: its grad_fn, or its leaf accumulator."""
@@ -481,8 +442,11 @@ class Tensor(
         """Keep ``.grad`` for this non-leaf tensor during backward (no-op on leaves)."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None or self._retains_grad:
+        # NOTE: as torch, the stored grad_fn decides first: a view whose base changed
+        # regenerates its grad_fn (and may raise) only when it is retained for the first time.
+        if self._grad_fn is None or self._retains_grad:
             return
+        node = self.grad_fn
         weak_self = weakref.ref(self)
 
         def retain(grad: Tensor) -> None:
@@ -494,30 +458,8 @@ class Tensor(
             else:
                 tensor._grad = tensor._grad + grad
 
-        self.grad_fn._register_retain_grad(self._output_nr, retain)
+        node._register_retain_grad(self._output_nr, retain)
         self._retains_grad = True
-
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Any = None,
-    ) -> None:
-        """Accumulate the gradient of this tensor into the ``.grad`` of the leaves.
-
-        ``gradient`` is required unless the tensor has one element. See
-        ``hookgrad.autograd.backward`` for the arguments.
-        """
-        from hookgrad.tensor.backward import backward
-
-        backward(
-            (self,),
-            (gradient,) if gradient is not None else None,
-            retain_graph,
-            create_graph,
-            inputs=inputs,
-        )
 
     # -- conversion to Python / NumPy -----------------------------------------------------
     def item(self) -> Any:
@@ -590,8 +532,6 @@ class Tensor(
         return self._data.nbytes
 
     def __repr__(self) -> str:
-        from hookgrad.tensor.formatting import tensor_repr
-
         return tensor_repr(self)
 
     def __reduce_ex__(self, protocol: Any) -> Any:

@@ -25,10 +25,10 @@ from hookgrad import grad_mode
 from hookgrad.graph import anomaly
 from hookgrad.graph.saved import _forward_name
 from hookgrad.ops.indexing import Key
-from hookgrad.ops.inplace import AsStrided, CopySlices
+from hookgrad.ops.inplace import AsStrided, CopySlices, has_internal_overlap
 from hookgrad.tensor import dispatch
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.functions.joining import stack
+from hookgrad.tensor.tensor import CreationMeta, Tensor
 
 INFERENCE_INPLACE_MESSAGE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
@@ -66,7 +66,7 @@ def check_inplace(tensor: Any, requires_grad: bool) -> None:
         return
     base = tensor._base
     if base is not None:
-        if tensor._creation_meta != _tensor_module.CreationMeta.DEFAULT:
+        if tensor._creation_meta != CreationMeta.DEFAULT:
             raise RuntimeError(view_error(tensor, tensor._grad_fn, False))
         if tensor.requires_grad and base.grad_fn is None:
             raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
@@ -77,7 +77,6 @@ def check_inplace(tensor: Any, requires_grad: bool) -> None:
 def view_error(view: Any, node: Any, indirect: bool) -> str:
     """torch's message for a view that may not be modified in place (``indirect``: its
     base or another view was); ``node`` is the view's ``grad_fn`` as stored."""
-    CreationMeta = _tensor_module.CreationMeta
     meta = view._creation_meta
     modified = "its base or another view of its base has been" if indirect else "is being"
     if node is not None:
@@ -121,7 +120,9 @@ def rebase_inplace(tensor: Any, node: Any, output_nr: int = 0) -> None:
     if anomaly.state.enabled:
         anomaly.record_creation(copy_slices)
     base._rebase_history(copy_slices, 0)
-    tensor.grad_fn  # noqa: B018  (regenerates the view's grad_fn now, as torch does)
+    # NOTE: regenerated now, as torch does, even when reading an operand's grad_fn (the
+    # view itself: ``v.copy_(v)``) already did so on the base's old history.
+    refresh_grad_fn(tensor, tensor._grad_fn)
 
 
 def refresh_grad_fn(view: Any, node: Any) -> Any:
@@ -130,10 +131,10 @@ def refresh_grad_fn(view: Any, node: Any) -> Any:
     base = view._base
     if node is None and not base.requires_grad:
         return None
-    if view._creation_meta != _tensor_module.CreationMeta.DEFAULT:
+    if view._creation_meta != CreationMeta.DEFAULT:
         raise RuntimeError(view_error(view, node, True))
     op = AsStrided(ViewGeometry(base._data, view._data))
-    dispatch.record(op, (base,), _tensor_module.Tensor._make(view._data))
+    dispatch.record(op, (base,), Tensor._make(view._data))
     view._rebase_history(op, 0)
     view._view_version = view._version_counter.value
     return op
@@ -160,6 +161,7 @@ class ViewGeometry:
         self.base_shape = base.shape + ((2,) if self.base_complex else ())
         self.view_shape = view.shape + ((2,) if self.view_complex else ())
         self._key = Key((Ellipsis,), (_positions(base, view),), "IndexBackward0")
+        self.overlapping = has_internal_overlap(view)
 
     def take(self, grad: Any) -> Any:
         """The view's part of a base-shaped ``grad``."""

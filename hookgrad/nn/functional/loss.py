@@ -77,11 +77,6 @@ def _weighted(errors: Tensor, weight: Tensor, input: Tensor, reduction: str) -> 
 # ---------------------------------------------------------------- regression losses
 
 
-def _promoted(input: Tensor, target: Tensor) -> np.dtype:
-    """The NumPy dtype of the loss: torch's promotion of the two operands."""
-    return dtypes.result_type(input, target).np
-
-
 def mse_loss(
     input: Tensor,
     target: Tensor,
@@ -100,7 +95,7 @@ def mse_loss(
     reduction = _reduction(size_average, reduce, reduction)
     if weight is not None:
         return _weighted((input - target) ** 2, weight, input, reduction)
-    return apply(ops.MseLoss(reduction, _promoted(input, target)), input, target)
+    return apply(ops.MseLoss(ops.REDUCTIONS[reduction]), input, target)
 
 
 def l1_loss(
@@ -148,7 +143,7 @@ def smooth_l1_loss(
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
-    return apply(ops.SmoothL1Loss(reduction, beta, _promoted(input, target)), input, target)
+    return apply(ops.SmoothL1Loss(ops.REDUCTIONS[reduction], beta), input, target)
 
 
 def huber_loss(
@@ -169,9 +164,9 @@ def huber_loss(
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is not None:
-        errors = apply(ops.HuberLoss("none", delta, input._data.dtype), input, target)
+        errors = apply(ops.HuberLoss(ops.REDUCTIONS["none"], delta), input, target)
         return _weighted(errors, weight, input, reduction)
-    return apply(ops.HuberLoss(reduction, delta, input._data.dtype), input, target)
+    return apply(ops.HuberLoss(ops.REDUCTIONS[reduction], delta), input, target)
 
 
 # ---------------------------------------------------------------- NLL and cross-entropy
@@ -358,12 +353,12 @@ def _cross_entropy_probabilities(
 # ---------------------------------------------------------------- binary cross-entropy
 
 
-def _broadcast_constant(value: Tensor | None, input: Tensor, name: str) -> np.ndarray | None:
+def _broadcast_constant(value: Tensor | None, input: Tensor, name: str) -> Tensor | None:
     if value is None:
         return None
     if not isinstance(value, Tensor):
         raise TypeError(f"{name} must be a Tensor, not {type(value).__name__}")
-    return value._data.astype(input._data.dtype, copy=False)
+    return value if value.dtype == input.dtype else value.detach().to(input.dtype)
 
 
 def binary_cross_entropy(
@@ -398,7 +393,7 @@ def binary_cross_entropy(
     if ((target._data < 0) | (target._data > 1)).any():
         raise RuntimeError("all elements of target should be between 0 and 1")
     class_weight = _broadcast_constant(weight, input, "weight")
-    return apply(ops.BinaryCrossEntropy(class_weight, reduction), input, target)
+    return apply(ops.BinaryCrossEntropy(ops.REDUCTIONS[reduction]), input, target, class_weight)
 
 
 def binary_cross_entropy_with_logits(
@@ -430,11 +425,9 @@ def binary_cross_entropy_with_logits(
             f"{_type_name(target.dtype)}"
         )
     return apply(
-        ops.BinaryCrossEntropyWithLogits(
-            _broadcast_constant(weight, input, "weight"),
-            _broadcast_constant(pos_weight, input, "pos_weight"),
-            reduction,
-        ),
+        ops.BinaryCrossEntropyWithLogits(ops.REDUCTIONS[reduction]),
         input,
         target,
+        _broadcast_constant(weight, input, "weight"),
+        _broadcast_constant(pos_weight, input, "pos_weight"),
     )

@@ -557,8 +557,4 @@ def parameter_aliases(module: Any) -> Iterator[None]:
 def node_alias(node: Node, tensor: Tensor, output_nr: int) -> Tensor:
     """``tensor`` as output ``output_nr`` of ``node``: the same data and version counter,
     not a view."""
-    alias = Tensor._make(tensor._data)
-    alias._grad_fn = node
-    alias._output_nr = output_nr
-    alias._version_counter = tensor._shared_version_counter()
-    return alias
+    return tensor._as_output_of(node, output_nr)

@@ -8,9 +8,9 @@ import numpy as np
 
 from hookgrad.ops import arithmetic as ops
 from hookgrad.tensor import dtypes
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import apply_arrays, wrap_constant
 from hookgrad.tensor.promotion import binary_arrays, check_operand, float_arrays, is_scalar
+from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
     "add",
@@ -51,7 +51,7 @@ __all__ = [
 
 
 def _is_tensor(value: Any) -> bool:
-    return isinstance(value, _tensor_module.Tensor)
+    return isinstance(value, Tensor)
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:
@@ -303,8 +303,6 @@ def _data_of(value: Any) -> Any:
 
 class ArithmeticMethods:
     """Operators and arithmetic methods of ``Tensor``."""
-
-    __slots__ = ()
 
     add = add
     sub = sub

@@ -271,8 +271,6 @@ def _legacy_type(input: Any, dtype: Any = None, non_blocking: bool = False) -> A
 class ConversionMethods:
     """Conversion methods of ``Tensor``."""
 
-    __slots__ = ()
-
     clone = clone
     to = to
     type = _legacy_type

@@ -20,8 +20,8 @@ from hookgrad import grad_mode
 from hookgrad.ops import table
 from hookgrad.ops import unary as _unary  # noqa: F401 (defines its entries)
 from hookgrad.tensor import dtypes
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import apply_arrays, check_cast, write_inplace
+from hookgrad.tensor.tensor import Tensor
 
 RESIZE_WARNING = (
     "An output with one or more elements was resized since it had shape {old}, which does "
@@ -41,7 +41,7 @@ def public(cls: Any, doc: str | None = None) -> Callable[..., Any]:
     to_float = cls.promotion == "float"
 
     def function(input: Any, *args: Any, out: Any = None, **kwargs: Any) -> Any:
-        if not isinstance(input, _tensor_module.Tensor):
+        if not isinstance(input, Tensor):
             raise TypeError(
                 f"{name}(): argument 'input' (position 1) must be Tensor, not "
                 f"{type(input).__name__}"
@@ -61,10 +61,10 @@ def public(cls: Any, doc: str | None = None) -> Callable[..., Any]:
 
 def check_out(name: str, inputs: tuple[Any, ...], out: Any) -> None:
     """torch refuses ``out=`` when autograd would have to record the op."""
-    if not isinstance(out, _tensor_module.Tensor):
+    if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if grad_mode.is_grad_enabled() and any(
-        isinstance(x, _tensor_module.Tensor) and x.requires_grad for x in (*inputs, out)
+        isinstance(x, Tensor) and x.requires_grad for x in (*inputs, out)
     ):
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic "

@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops import indexing as ops
+from hookgrad.ops import shape as views
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import apply, wrap_constant
+from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
     "argwhere",
@@ -47,7 +48,7 @@ _SEQUENCE_WARNING = (
 
 
 def _is_tensor(value: Any) -> bool:
-    return isinstance(value, _tensor_module.Tensor)
+    return isinstance(value, Tensor)
 
 
 def _type_name(dtype: dtypes.dtype) -> str:
@@ -76,7 +77,6 @@ def _sequence_as_tuple(index: Any) -> bool:
     """torch's legacy rule: a short list holding slices, lists, tensors ... is a tuple."""
     if type(index) is not list or len(index) >= 32:
         return False
-    Tensor = _tensor_module.Tensor
     return any(
         item is None
         or item is Ellipsis
@@ -262,9 +262,37 @@ def _check_advanced(advanced: list[tuple[int, np.ndarray, int]]) -> None:
 # ---------------------------------------------------------------- [] and index_put
 
 
+# torch's end of a slice without one (``x[1:]``), as its SliceBackward0 saves it.
+_INT64_MAX = 2**63 - 1
+
+
 def _getitem(input: Any, index: Any) -> Any:
-    """``input[index]`` as torch reads it (see the module docstring)."""
-    return apply(ops.Index(_parse_index(index, input._data.shape)), input)
+    """``input[index]`` as torch reads it (see the module docstring) and records it: one
+    view node per entry of the basic part (SelectBackward0, SliceBackward0 except for a
+    whole dim inside a tuple, UnsqueezeBackward0), AliasBackward0 when none applies, then
+    IndexBackward0 for the advanced part. ``x[1:, None, 1]`` records Slice, Unsqueeze,
+    Select."""
+    key = _parse_index(index, input._data.shape)
+    result = input
+    dim = 0  # the dim of ``result`` the next entry applies to
+    for item in key.basic:
+        if item is None:
+            result = apply(views.Unsqueeze(dim), result)
+            dim += 1
+        elif type(item) is int:
+            result = apply(views.Select(dim, item), result)
+        elif type(item) is slice:
+            if type(index) is slice or not _is_full(item, result._data.shape[dim]):
+                start = 0 if item.start is None else item.start
+                end = _INT64_MAX if item.stop is None else item.stop
+                step = 1 if item.step is None else item.step
+                result = apply(views.Slice(dim, start, end, step), result)
+            dim += 1
+    if key.advanced is not None:
+        return apply(ops.Index(ops.Key((Ellipsis,), key.advanced, "IndexBackward0")), result)
+    if result is input:
+        return apply(views.Alias(), input)
+    return result
 
 
 def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
@@ -629,8 +657,6 @@ def argwhere(input: Any) -> Any:
 
 class IndexingMethods:
     """Indexing methods of ``Tensor``."""
-
-    __slots__ = ()
 
     __getitem__ = _getitem
     index_put = index_put

@@ -32,7 +32,6 @@ from hookgrad.ops import table
 from hookgrad.ops import unary as unary_ops
 from hookgrad.ops.indexing import Key
 from hookgrad.tensor import dtypes, random
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import (
     apply_inplace,
     broadcast_shapes,
@@ -59,6 +58,7 @@ from hookgrad.tensor.functions.indexing import (
 )
 from hookgrad.tensor.functions.unary import abs, clamp, clamp_max, clamp_min
 from hookgrad.tensor.promotion import binary_arrays, is_scalar
+from hookgrad.tensor.tensor import Tensor
 from hookgrad.tensor.views import check_inplace, rebase_inplace
 
 __all__ = [
@@ -79,7 +79,7 @@ _state = grad_mode._state
 
 
 def _is_tensor(value: Any) -> bool:
-    return isinstance(value, _tensor_module.Tensor)
+    return isinstance(value, Tensor)
 
 
 # ---------------------------------------------------------------- the two ways to run one
@@ -131,7 +131,7 @@ def _dense(array: np.ndarray) -> bool:
 def _stand_in(input: Any, copy: bool) -> Any:
     """A tensor for the old value of ``input``: same gradient edge, same memory (and
     version counter) or, with ``copy``, a copy of the values (a node may save it)."""
-    source = _tensor_module.Tensor._make(input._data.copy() if copy else input._data)
+    source = Tensor._make(input._data.copy() if copy else input._data)
     node = input.grad_fn
     if node is not None:
         source.grad_fn = node
@@ -139,6 +139,21 @@ def _stand_in(input: Any, copy: bool) -> Any:
     if not copy:
         source._version_counter = input._shared_version_counter()
     return source
+
+
+def _before_write(input: Any, others: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``others`` with each view sharing ``input``'s memory (``v.copy_(v)``) replaced by a
+    stand-in: as in torch, the node records the edge it has before the write (after it,
+    reading its grad_fn would regenerate it)."""
+    counter = input._version_counter
+    if counter is None:
+        return others
+    return tuple(
+        _stand_in(x, False)
+        if _is_tensor(x) and x._base is not None and x._version_counter is counter
+        else x
+        for x in others
+    )
 
 
 def _inplace(
@@ -170,7 +185,10 @@ def _inplace_op(
     tracked = _prepare(input, others)
     if arrays is None:
         arrays = (input._data, *(x._data if _is_tensor(x) else x for x in others))
-    source = _stand_in(input, copy) if tracked else input
+    source = input
+    if tracked:
+        source = _stand_in(input, copy)
+        others = _before_write(input, others)
     out = apply_inplace(op, input, (source, *others), arrays)
     if tracked and out.grad_fn is not None:
         rebase_inplace(input, out.grad_fn)
@@ -190,7 +208,7 @@ def _update_directly(input: Any, ufunc: Any, other: Any, alpha: Any = 1) -> bool
     there is nothing for autograd to record and the dtypes are simple (float ``input``,
     float tensor or Python number ``other``). False: the caller takes the general path."""
     data = input._data
-    if data.dtype.kind not in "fc" or not _untracked(input):
+    if data.dtype.kind not in "fc" or not _untracked(input) or ops.has_internal_overlap(data):
         return False
     if _is_tensor(other):
         if other._data.dtype.kind not in "fc" or (other.requires_grad and _state.grad_enabled):
@@ -524,8 +542,6 @@ def _scalar_name(dtype: Any) -> str:
 
 class InplaceMethods:
     """In-place methods of ``Tensor`` (``x.add_(y)``, ``x += y``, ``x[i] = v``)."""
-
-    __slots__ = ()
 
     add_ = add_
     sub_ = sub_

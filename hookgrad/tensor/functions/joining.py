@@ -17,9 +17,9 @@ from typing import Any
 from hookgrad.ops import shape as ops
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import apply, apply_arrays
 from hookgrad.tensor.promotion import cast_operand
+from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
     "cat",
@@ -64,7 +64,6 @@ def _ints(values: Any, fn: str, arg: str) -> tuple[int, ...]:
 
 
 def _tensor_list(tensors: Any, fn: str) -> list[Any]:
-    Tensor = _tensor_module.Tensor
     if isinstance(tensors, Tensor) or not isinstance(tensors, Sequence):
         raise TypeError(
             f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
@@ -221,7 +220,7 @@ def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple[An
         )
     dim = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[dim]
-    if isinstance(indices_or_sections, _tensor_module.Tensor):
+    if isinstance(indices_or_sections, Tensor):
         indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, Sequence):
         bounds = [0, *_ints(indices_or_sections, "tensor_split", "indices"), size]

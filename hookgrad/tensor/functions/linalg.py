@@ -1,9 +1,9 @@
 """Linear algebra functions (matmul, mm, bmm, einsum ...) and their Tensor methods.
 
 The products check their operands here, with torch's error types and messages, then run
-one op of ``hookgrad.ops.linalg``. ``matmul`` picks the op torch's dispatch would (dot,
-mv, mm, or one batched node named like torch's outermost node), so ``repr(result)``
-shows the ``grad_fn`` torch shows.
+one op of ``hookgrad.ops.linalg``. ``matmul`` is a composite of those ops and views, as
+torch's ``at::matmul`` (dot, mv, mm, or folded/broadcast views around mm/mv/bmm), so its
+graph has torch's nodes.
 """
 
 from __future__ import annotations
@@ -12,11 +12,14 @@ import functools
 import math
 from typing import Any
 
+import numpy as np
+
 from hookgrad.ops import linalg as ops
+from hookgrad.ops import shape as views
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import apply
+from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
     "addbmm",
@@ -53,7 +56,7 @@ _CPP_NAMES = {
 
 
 def _check_tensor(value: Any, function: str, name: str, position: int) -> None:
-    if not isinstance(value, _tensor_module.Tensor):
+    if not isinstance(value, Tensor):
         raise TypeError(
             f"{function}(): argument '{name}' (position {position}) must be Tensor, not "
             f"{type(value).__name__}"
@@ -228,6 +231,9 @@ def matmul(input: Any, other: Any) -> Any:
     batch dimensions and broadcast (a 1-D operand acts as a matrix of one row/column
     that is dropped from the result). ``a @ b`` calls it.
 
+    As torch's ``at::matmul``, it is made of those ops and views around them, so the graph
+    has torch's nodes (``x(3,) @ w(3, 1)`` records Unsqueeze, Mm, Squeeze).
+
     Example::
 
         x = hookgrad.ones(5, 1, 2, 3)
@@ -246,57 +252,85 @@ def matmul(input: Any, other: Any) -> Any:
         return dot(input, other)
     if ndims == (2, 1):
         return mv(input, other)
+    if ndims == (1, 2):
+        # torch squeezes in place (``squeeze_(0)``): SqueezeBackward4, not a view.
+        return apply(views.SqueezeDimInplace((0,)), mm(input.unsqueeze(0), other))
     if ndims == (2, 2):
         _check_mm(input._data.shape, other._data.shape, input, other)
         return apply(ops.Mm(), input, other)
-    name = _check_matmul(input, other)
-    batch_ndims = (max(ndims[0] - 2, 0), max(ndims[1] - 2, 0))
-    return apply(ops.Matmul(name, ndims, batch_ndims), input, other)
+    if ndims == (3, 3):
+        # torch: a batch of one that requires grad, times a batch of more, is a matrix
+        # (then folded: its gradient is one mm).
+        batches = (input._data.shape[0], other._data.shape[0])
+        if batches[1] == 1 != batches[0] and other.requires_grad:
+            other = other.squeeze(0)
+        elif batches[0] == 1 != batches[1] and input.requires_grad:
+            input = input.squeeze(0)
+    if _should_fold(input, other):
+        return _folded_matmul(input, other)
+    return _batched_matmul(input, other)
 
 
-def _check_matmul(a: Any, b: Any) -> str:
-    """Check a matmul with a vector or batch operand the way torch's dispatch does; return
-    the name of torch's outermost node for it.
+def _unsafe_view(input: Any, shape: list[int]) -> Any:
+    return apply(views.UnsafeView(tuple(shape)), input)
 
-    torch folds the batch dims of the bigger operand into matrix rows (one mm/mv) when the
-    other is a matrix or vector (for ``vector/matrix @ batch`` only when the small operand
-    requires grad: ``(b^T @ a^T)^T``, whose final copy is a ``CloneBackward0``); otherwise it
-    broadcasts the batch dims and runs bmm. A batch of one of a 3-D operand counts as a
-    matrix when the other is 3-D too.
+
+def _should_fold(a: Any, b: Any) -> bool:
+    """torch's ``should_fold``: whether the batch dims of the bigger operand (3-D or more)
+    fold into matrix rows, for one mm/mv with the other (1-D or 2-D) operand.
+
+    Always when that other operand requires grad (its gradient is then one mm, not a sum
+    over a batch); otherwise only without a copy: not for a 2-D ``a`` (its transposed
+    product would be copied), and only when the batch dims lie contiguously.
     """
+    a_larger = a.ndim >= b.ndim
+    t1 = a._data if a_larger else np.swapaxes(b._data, -1, -2)
+    small = b if a_larger else a
+    if t1.ndim < 3 or small.ndim > 2:
+        return False
+    if small.requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    shape, strides = t1.shape, views.torch_strides(t1)
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1.ndim - 2))
+
+
+def _folded_matmul(a: Any, b: Any) -> Any:
+    """A batch (3-D or more) times a matrix or vector as one mm/mv of its folded rows
+    (``batch @ small``, or ``(small^T @ batch^T)^T``)."""
+    transpose = b.ndim > a.ndim
+    t1 = b.mT if transpose else a
+    t2 = (a.t() if a.ndim == 2 else a) if transpose else b
+    sizes = t1._data.shape
+    output_shape = list(sizes[:-1])
+    folded = t1.reshape(math.prod(output_shape), sizes[-1])
+    if t2.ndim == 1:
+        return _unsafe_view(mv(folded, t2), output_shape)
+    output_shape.append(t2._data.shape[1])
+    output = _unsafe_view(mm(folded, t2), output_shape)
+    return output.mT.contiguous() if transpose else output
+
+
+def _batched_matmul(a: Any, b: Any) -> Any:
+    """Both operands expanded to the broadcast batch dims, flattened to one batch dim,
+    multiplied by bmm and viewed in the output's shape."""
     a_shape, b_shape = a._data.shape, b._data.shape
-    a_ndim, b_ndim = len(a_shape), len(b_shape)
-    if a_ndim == 1:
-        a_ndim_eff = 1
-    elif a_ndim == 3 and b_ndim == 3 and a_shape[0] == 1 and b_shape[0] != 1:
-        a_ndim_eff = 2
-    else:
-        a_ndim_eff = a_ndim
-    b_ndim_eff = 2 if a_ndim == 3 and b_ndim == 3 and b_shape[0] == 1 else b_ndim
-    if a_ndim == 1 and b_ndim == 2:
-        _check_mm((1, a_shape[0]), b_shape, a, b)
-        return "SqueezeBackward4"
-    if a_ndim_eff >= 3 and b_ndim_eff <= 2:
-        rows = math.prod(a_shape[:-1])
-        if b_ndim == 1:
-            _check_mv((rows, a_shape[-1]), b_shape[0], a, b)
-        else:
-            _check_mm((rows, a_shape[-1]), b_shape[-2:], a, b)
-        return "UnsafeViewBackward0"
-    if b_ndim_eff >= 3 and a_ndim_eff <= 2 and a.requires_grad:
-        rows = math.prod(b_shape[:-2]) * b_shape[-1]
-        if a_ndim == 1:
-            _check_mv((rows, b_shape[-2]), a_shape[0], b, a)
-            return "UnsafeViewBackward0"
-        _check_mm((rows, b_shape[-2]), (a_shape[-1], a_shape[-2]), b, a)
-        # The transposed result is already contiguous when it has a single row or column.
-        contiguous = a_shape[-2] <= 1 or b_shape[-1] <= 1 or rows == 0
-        return "TransposeBackward0" if contiguous else "CloneBackward0"
-    batch = _broadcast_batch(a_shape[:-2], b_shape[:-2] if b_ndim > 1 else ())
-    a_inner = a_shape[-1]
-    b_rows = b_shape[-2] if b_ndim > 1 else b_shape[0]
-    _check_bmm(math.prod(batch), a_inner, b_rows, a, b)
-    return "UnsafeViewBackward0"
+    n = a_shape[-2] if a.ndim > 1 else 1
+    p = b_shape[-1] if b.ndim > 1 else 1
+    m1 = a_shape[-1]
+    m2 = b_shape[-2] if b.ndim > 1 else b_shape[0]
+    batch = _broadcast_batch(a_shape[: max(a.ndim - 2, 0)], b_shape[: max(b.ndim - 2, 0)])
+    count = math.prod(batch)
+    a3 = a.expand(*batch, n, m1).reshape(count, n, m1)
+    output_shape = list(batch) + ([n] if a.ndim > 1 else [])
+    if b.ndim == 1:
+        b3 = b.expand(*batch, m2).reshape(count, m2).unsqueeze(2)
+        return _unsafe_view(bmm(a3, b3).squeeze(-1), output_shape)
+    b3 = b.expand(*batch, m2, p).reshape(count, m2, p)
+    return _unsafe_view(bmm(a3, b3), [*output_shape, p])
 
 
 def _broadcast_batch(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
@@ -357,7 +391,7 @@ def tensordot(a: Any, b: Any, dims: Any = 2) -> Any:
     """
     _check_tensor(a, "tensordot", "a", 1)
     _check_tensor(b, "tensordot", "b", 2)
-    if isinstance(dims, _tensor_module.Tensor):
+    if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
         if dims < 0:
@@ -541,7 +575,7 @@ def einsum(*args: Any) -> Any:
             "einsum(): must specify the equation string and at least one operand, or at "
             "least one operand and its subscripts list"
         )
-    if isinstance(args[0], _tensor_module.Tensor):
+    if isinstance(args[0], Tensor):
         equation, operands = _sublist_equation(args)
     elif isinstance(args[0], str):
         equation, operands = args[0], args[1:]
@@ -557,7 +591,7 @@ def einsum(*args: Any) -> Any:
             "least one operand and its subscripts list"
         )
     for i, operand in enumerate(operands):
-        if not isinstance(operand, _tensor_module.Tensor):
+        if not isinstance(operand, Tensor):
             raise TypeError(
                 f"expected Tensor as element {i} in argument 1, but got {type(operand).__name__}"
             )
@@ -736,8 +770,6 @@ def _label_sizes(
 
 class LinalgMethods:
     """Linear algebra methods of ``Tensor``."""
-
-    __slots__ = ()
 
     mm = mm
     bmm = bmm

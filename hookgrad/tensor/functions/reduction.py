@@ -10,18 +10,15 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from hookgrad.ops import reduction as ops
 from hookgrad.ops.util import Dims, wrap_dim, wrap_dims
 from hookgrad.tensor import dtypes
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import apply, wrap_constant
-
-if TYPE_CHECKING:
-    from hookgrad.tensor.tensor import Tensor
+from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
     "all",
@@ -86,14 +83,6 @@ _RETURN_TYPES = {name: _return_type(name) for name in ("max", "min", "median")}
 
 
 # ---------------------------------------------------------------- argument checks
-
-
-def _reduce_dims(input: Tensor, dim: Dims, keepdim: bool) -> tuple[int, ...] | None:
-    """None for a full reduction without keepdim, else sorted dims (``()``: all dims)."""
-    if dim is None and not keepdim:
-        return None
-    dims = wrap_dims(dim, input._data.ndim)
-    return dims if dims else tuple(range(input._data.ndim))
 
 
 def _check_nonempty(name: str, input: Tensor, dim: int, shown: int) -> None:
@@ -161,12 +150,13 @@ def _var_args(
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
         raise TypeError(f"{name}(): pass either 'unbiased' or 'correction', not both")
-    if correction is None:
+    # As torch saves them: no dim and no correction are None (one over all dims, and 1).
+    if correction is None and (unbiased is not None or dim is not None):
         correction = 0 if unbiased is False else 1
-    dims = _reduce_dims(input, dim, keepdim)
+    dims = None if dim is None else wrap_dims(dim, input._data.ndim)
     shape = input._data.shape
-    count = math.prod(shape) if dims is None else math.prod(shape[d] for d in dims)
-    if count - correction <= 0:
+    count = math.prod(shape[d] for d in dims) if dims else math.prod(shape)
+    if count - (1 if correction is None else correction) <= 0:
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
             "the reduction factor (input numel divided by output numel).",
@@ -222,7 +212,7 @@ def var_mean(
 ) -> tuple[Tensor, Tensor]:
     """``(var(input, ...), mean(input, ...))`` computed together."""
     dims, correction = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
-    return apply(ops.VarMean(dims, correction, keepdim), input)
+    return apply(ops.VarMean(dims or None, 1 if correction is None else correction, keepdim), input)
 
 
 def std_mean(
@@ -235,7 +225,7 @@ def std_mean(
 ) -> tuple[Tensor, Tensor]:
     """``(std(input, ...), mean(input, ...))`` computed together."""
     dims, correction = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
-    return apply(ops.StdMean(dims, correction, keepdim), input)
+    return apply(ops.StdMean(dims or None, 1 if correction is None else correction, keepdim), input)
 
 
 # ---------------------------------------------------------------- prod
@@ -301,14 +291,14 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         x.max()                       # tensor(5.)
         x.max(dim=1).indices          # tensor([1, 0])
     """
-    if isinstance(dim, _tensor_module.Tensor):
+    if isinstance(dim, Tensor):
         return input.maximum(dim)
     return _select("max", ops.Max, ops.MaxDim, input, dim, keepdim)
 
 
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The smallest element, or ``(values, indices)`` along ``dim``; see :func:`max`."""
-    if isinstance(dim, _tensor_module.Tensor):
+    if isinstance(dim, Tensor):
         return input.minimum(dim)
     return _select("min", ops.Min, ops.MinDim, input, dim, keepdim)
 
@@ -426,9 +416,9 @@ def norm(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
             f"Got {dtypes.legacy_name(input.dtype)}"
         )
-    dims = _reduce_dims(input, dim, keepdim)
+    dims = None if dim is None else wrap_dims(dim, input._data.ndim)
     if math.isinf(p):
-        _check_inf_norm(input, dims)
+        _check_inf_norm(input, dims or None)
     np_dtype = None if dtype is None else dtypes.to_dtype(dtype).np
     return apply(ops.VectorNorm(p, dims, keepdim, np_dtype), input)
 
@@ -486,7 +476,7 @@ def _softmax(name: str, op: Any, input: Tensor, dim: int, dtype: Any) -> Tensor:
         raise NotImplementedError(
             f"\"{name}_{kernel}\" not implemented for '{dtypes.legacy_name(input.dtype)}'"
         )
-    return apply(op(wrapped), input)
+    return apply(op(wrapped, False), input)
 
 
 def _last_dim(ndim: int) -> int:
@@ -541,6 +531,8 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     current = input._data.shape
     if current == tuple(shape):
         return input
+    if not shape:
+        return sum(input)  # as torch's: a sum, not a view of one
     lead = len(current) - len(shape)
     if lead < 0:
         raise RuntimeError(f"size {list(shape)} is not expandable to size {list(current)}")
@@ -556,8 +548,6 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
 
 class ReductionMethods:
     """Reduction methods of ``Tensor``."""
-
-    __slots__ = ()
 
     sum = sum
     mean = mean

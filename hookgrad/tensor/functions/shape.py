@@ -198,6 +198,8 @@ def unflatten(input: Any, dim: int, sizes: Sequence[int]) -> Any:
 
 def expand(input: Any, *sizes: Any) -> Any:
     """Broadcast to ``sizes`` (``-1`` keeps a dim) without copying."""
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     given = _varargs(sizes, "expand", "size")
     current = input._data.shape
     if len(given) < len(current):
@@ -488,8 +490,6 @@ def _check_pad(
 
 class ShapeMethods:
     """Shape, view and joining methods of ``Tensor`` (and ``__iter__``)."""
-
-    __slots__ = ()
 
     reshape = reshape
     view = view

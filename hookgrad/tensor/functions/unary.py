@@ -15,9 +15,9 @@ import numpy as np
 from hookgrad.ops import special
 from hookgrad.ops import unary as ops
 from hookgrad.tensor import dtypes
-from hookgrad.tensor import tensor as _tensor_module
 from hookgrad.tensor.dispatch import apply_arrays, wrap_constant
 from hookgrad.tensor.promotion import float_arrays, is_scalar
+from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
     "abs",
@@ -58,7 +58,7 @@ __all__ = [
 
 
 def _check_tensor(value: Any, function: str, argument: str = "input", position: int = 1) -> None:
-    if not isinstance(value, _tensor_module.Tensor):
+    if not isinstance(value, Tensor):
         raise TypeError(
             f"{function}(): argument '{argument}' (position {position}) must be Tensor, not "
             f"{type(value).__name__}"
@@ -235,7 +235,7 @@ def _cast(value: Any, np_dtype: np.dtype) -> Any:
     """A tensor's array (or a number) in ``np_dtype``; None stays None."""
     if value is None:
         return None
-    if isinstance(value, _tensor_module.Tensor):
+    if isinstance(value, Tensor):
         data = value._data
         return data if data.dtype == np_dtype else data.astype(np_dtype)
     return np_dtype.type(value)
@@ -254,7 +254,7 @@ def _number_bounds(input: Any, min: Any, max: Any) -> tuple[Any, Any]:
         return min, max
     bounds = []
     for bound in (min, max):
-        if isinstance(bound, _tensor_module.Tensor):
+        if isinstance(bound, Tensor):
             if bound.ndim or bound.requires_grad:
                 names = ", ".join(_argument_type(v) for v in (input, min, max) if v is not None)
                 raise TypeError(
@@ -267,7 +267,7 @@ def _number_bounds(input: Any, min: Any, max: Any) -> tuple[Any, Any]:
 
 
 def _argument_type(value: Any) -> str:
-    return "Tensor" if isinstance(value, _tensor_module.Tensor) else type(value).__name__
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
 
 
 def _clamp_dtype(input: Any, *bounds: Any) -> np.dtype:
@@ -289,7 +289,7 @@ def clamp(input: Any, min: Any = None, max: Any = None) -> Any:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     min, max = _number_bounds(input, min, max)
     np_dtype = _clamp_dtype(input, min, max)
-    if not isinstance(min, _tensor_module.Tensor) and not isinstance(max, _tensor_module.Tensor):
+    if not isinstance(min, Tensor) and not isinstance(max, Tensor):
         op = ops.Clamp(_cast(min, np_dtype), _cast(max, np_dtype))
         return apply_arrays(op, (input,), (_cast(input, np_dtype),))
     arrays = (_cast(input, np_dtype), _cast(min, np_dtype), _cast(max, np_dtype))
@@ -304,7 +304,7 @@ def clamp_min(input: Any, min: Any) -> Any:
     _check_clampable(input, "clamp_min")
     _check_bound(min, "min")
     np_dtype = _clamp_dtype(input, min)
-    if not isinstance(min, _tensor_module.Tensor):
+    if not isinstance(min, Tensor):
         op = ops.ClampMin(_cast(min, np_dtype))
         return apply_arrays(op, (input,), (_cast(input, np_dtype),))
     arrays = (_cast(input, np_dtype), _cast(min, np_dtype))
@@ -316,7 +316,7 @@ def clamp_max(input: Any, max: Any) -> Any:
     _check_clampable(input, "clamp_max")
     _check_bound(max, "max")
     np_dtype = _clamp_dtype(input, max)
-    if not isinstance(max, _tensor_module.Tensor):
+    if not isinstance(max, Tensor):
         op = ops.ClampMax(_cast(max, np_dtype))
         return apply_arrays(op, (input,), (_cast(input, np_dtype),))
     arrays = (_cast(input, np_dtype), _cast(max, np_dtype))
@@ -431,7 +431,7 @@ def isfinite(input: Any) -> Any:
 def xlogy(input: Any, other: Any) -> Any:
     """Elementwise ``input * log(other)``, 0 where ``input == 0`` (unless ``other`` is
     NaN). Either argument may be a Python number."""
-    if not isinstance(input, _tensor_module.Tensor):
+    if not isinstance(input, Tensor):
         _check_tensor(other, "xlogy", "other", 2)
     a, b = float_arrays(input, other)
     result_dtype = np.result_type(a, b)
@@ -452,14 +452,14 @@ def lerp(input: Any, end: Any, weight: Any) -> Any:
     """
     _check_tensor(input, "lerp")
     _check_tensor(end, "lerp", "end", 2)
-    weight_is_tensor = isinstance(weight, _tensor_module.Tensor)
+    weight_is_tensor = isinstance(weight, Tensor)
     if not weight_is_tensor and not is_scalar(weight):
         _check_tensor(weight, "lerp", "weight", 3)
     if input._data.dtype.kind not in "fc":
         kernel = "lerp_kernel_tensor" if weight_is_tensor else "lerp_kernel_scalar"
         raise _no_kernel(kernel, input.dtype)
     for name, value in (("end", end), ("weight", weight)):
-        if isinstance(value, _tensor_module.Tensor) and value.dtype is not input.dtype:
+        if isinstance(value, Tensor) and value.dtype is not input.dtype:
             raise RuntimeError(
                 f"expected dtype {dtypes.cpp_name(input.dtype)} for `{name}` but got "
                 f"dtype {dtypes.cpp_name(value.dtype)}"
@@ -472,8 +472,6 @@ def lerp(input: Any, end: Any, weight: Any) -> Any:
 
 class UnaryMethods:
     """Elementwise math methods of ``Tensor`` (``x.exp()``, ``x.clamp(0, 1)``, ``abs(x)``)."""
-
-    __slots__ = ()
 
     square = square
     abs = abs

@@ -1,0 +1,62 @@
+"""Attaches the methods of ``Tensor``, in one place, after the class exists.
+
+``hookgrad.tensor.tensor`` defines the data and autograd fields only and imports nothing
+above it; every other method comes from the modules that implement it and is set on the
+class here: each op family's namespace of methods (``ArithmeticMethods`` ...; ``Tensor``
+does not inherit from them), the derivative table's generated methods and in-place variants,
+the legacy constructor, ``backward``, and the regeneration of a view's ``grad_fn``.
+``ATTACHED`` records what was attached; ``tools/tensor_stub.py`` writes the stub
+``attached.pyi`` from it, so that type checkers and editors see these methods.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookgrad.tensor import creation, dispatch, views
+from hookgrad.tensor.backward import tensor_backward
+from hookgrad.tensor.functions import generated
+from hookgrad.tensor.functions.arithmetic import ArithmeticMethods
+from hookgrad.tensor.functions.conversion import ConversionMethods
+from hookgrad.tensor.functions.indexing import IndexingMethods
+from hookgrad.tensor.functions.inplace import TABLE_INPLACE, InplaceMethods
+from hookgrad.tensor.functions.linalg import LinalgMethods
+from hookgrad.tensor.functions.reduction import ReductionMethods
+from hookgrad.tensor.functions.shape import ShapeMethods
+from hookgrad.tensor.functions.unary import UnaryMethods
+from hookgrad.tensor.layout import LayoutMethods
+from hookgrad.tensor.tensor import Tensor
+
+# What a class body holds besides its methods (``__hash__`` is None where ``__eq__`` is
+# defined: ``Tensor`` keeps its own).
+_CLASS_FIELDS = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__hash__"}
+
+FAMILIES = (
+    LayoutMethods,
+    ArithmeticMethods,
+    UnaryMethods,
+    ReductionMethods,
+    ShapeMethods,
+    IndexingMethods,
+    LinalgMethods,
+    ConversionMethods,
+    InplaceMethods,
+)
+
+ATTACHED: dict[str, Any] = {
+    "__init__": creation.legacy_init,
+    "backward": tensor_backward,
+    "_apply_op": dispatch.apply_op,
+    "_refresh_grad_fn": views.refresh_grad_fn,
+}
+for _family in FAMILIES:
+    for _name, _method in vars(_family).items():
+        if _name not in _CLASS_FIELDS:
+            if _name in ATTACHED:
+                raise RuntimeError(f"Tensor.{_name} is defined by two method families")
+            ATTACHED[_name] = _method
+# NOTE: last: the table's methods replace the hand-written ones of the same name (``logit``).
+ATTACHED |= generated.FUNCTIONS | TABLE_INPLACE
+
+for _name, _method in ATTACHED.items():
+    setattr(Tensor, _name, _method)

@@ -1,0 +1,239 @@
+"""The table's softmax, var/std, vector norm and loss nodes against torch's: the node
+class, its ``_saved_*`` attributes (names and values), the order default pack hooks see
+the saved tensors in, and the graph of a ``create_graph=True`` gradient (the
+double-backward nodes torch's formulas make: ``SoftmaxBackwardDataBackward0``,
+``MseLossBackwardBackward0`` ...) with its values.
+
+Each row is ``(id, fn, inputs)``: ``fn(t, *tensors)`` runs the op in library ``t``;
+``inputs`` are ``(values, requires_grad)`` pairs made into float64 tensors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hookgrad
+from tests.oracle import assert_close
+
+_RNG = np.random.default_rng(0)
+SIGNED = _RNG.standard_normal((2, 3))
+SIGNED_3D = _RNG.standard_normal((2, 3, 2))
+OTHER = _RNG.standard_normal((2, 3))
+PROBABILITIES = _RNG.uniform(0.1, 0.9, (2, 3))
+TARGETS = _RNG.uniform(0.0, 1.0, (2, 3))
+WEIGHT = _RNG.uniform(0.5, 1.5, (2, 3))
+CLASS_WEIGHT = _RNG.uniform(0.5, 1.5, (3,))
+TIES = np.array([[1.0, -3.0, 3.0], [0.5, -0.5, 0.0]])
+INF = float("inf")
+
+
+def _f(t):
+    return t.nn.functional
+
+
+def _const(t, values):
+    return t.tensor(values, dtype=t.float64)
+
+
+ROWS = [
+    # softmax and log_softmax
+    ("softmax", lambda t, x: x.softmax(1), [(SIGNED, True)]),
+    ("softmax_dim0", lambda t, x: t.softmax(x, 0), [(SIGNED, True)]),
+    ("softmax_3d", lambda t, x: _f(t).softmax(x, dim=2), [(SIGNED_3D, True)]),
+    ("log_softmax", lambda t, x: _f(t).log_softmax(x, 1), [(SIGNED, True)]),
+    ("log_softmax_3d", lambda t, x: x.log_softmax(2), [(SIGNED_3D, True)]),
+    # var and std
+    ("var", lambda t, x: x.var(), [(SIGNED, True)]),
+    ("var_dim", lambda t, x: x.var(1), [(SIGNED, True)]),
+    ("var_dims", lambda t, x: t.var(x, (0, 2)), [(SIGNED_3D, True)]),
+    ("var_keepdim", lambda t, x: x.var(1, keepdim=True, correction=0), [(SIGNED, True)]),
+    ("var_all_keepdim", lambda t, x: x.var(keepdim=True), [(SIGNED, True)]),
+    ("var_unbiased", lambda t, x: x.var(unbiased=False), [(SIGNED, True)]),
+    ("var_vector", lambda t, x: x[0].var(0), [(SIGNED, True)]),
+    ("std", lambda t, x: x.std(), [(SIGNED, True)]),
+    ("std_dim", lambda t, x: x.std(1), [(SIGNED, True)]),
+    ("std_keepdim", lambda t, x: t.std(x, 0, keepdim=True, correction=2), [(SIGNED, True)]),
+    # vector norms
+    ("norm", lambda t, x: x.norm(), [(SIGNED, True)]),
+    ("norm_dim", lambda t, x: x.norm(dim=1), [(SIGNED, True)]),
+    ("norm_keepdim", lambda t, x: x.norm(2, 1, True), [(SIGNED, True)]),
+    ("norm_1", lambda t, x: x.norm(p=1, dim=1), [(SIGNED, True)]),
+    ("norm_3", lambda t, x: x.norm(p=3, dim=(0, 2)), [(SIGNED_3D, True)]),
+    ("norm_1_5", lambda t, x: x.norm(p=1.5), [(SIGNED, True)]),
+    ("norm_0_5", lambda t, x: x.norm(p=0.5, dim=1), [(SIGNED, True)]),
+    ("norm_inf", lambda t, x: x.norm(p=INF, dim=1), [(TIES, True)]),
+    ("norm_minus_inf", lambda t, x: x.norm(p=-INF), [(TIES, True)]),
+    ("norm_0", lambda t, x: x.norm(p=0, dim=1), [(SIGNED, True)]),
+    # regression losses
+    ("mse", lambda t, x, y: _f(t).mse_loss(x, y), [(SIGNED, True), (OTHER, True)]),
+    (
+        "mse_none",
+        lambda t, x, y: _f(t).mse_loss(x, y, reduction="none"),
+        [(SIGNED, True), (OTHER, True)],
+    ),
+    (
+        "mse_sum",
+        lambda t, x, y: _f(t).mse_loss(x, y, reduction="sum"),
+        [(SIGNED, True), (OTHER, False)],
+    ),
+    (
+        "smooth_l1",
+        lambda t, x, y: _f(t).smooth_l1_loss(x, y, beta=0.5),
+        [(SIGNED, True), (OTHER, True)],
+    ),
+    (
+        "smooth_l1_sum",
+        lambda t, x, y: _f(t).smooth_l1_loss(x, y, reduction="sum"),
+        [(SIGNED, True), (OTHER, True)],
+    ),
+    ("huber", lambda t, x, y: _f(t).huber_loss(x, y, delta=0.5), [(SIGNED, True), (OTHER, True)]),
+    (
+        "huber_none",
+        lambda t, x, y: _f(t).huber_loss(x, y, reduction="none", delta=0.8),
+        [(SIGNED, True), (OTHER, True)],
+    ),
+    # binary cross-entropy
+    (
+        "bce",
+        lambda t, x, y: _f(t).binary_cross_entropy(x, y),
+        [(PROBABILITIES, True), (TARGETS, True)],
+    ),
+    (
+        "bce_weight_sum",
+        lambda t, x, y: _f(t).binary_cross_entropy(x, y, _const(t, WEIGHT), reduction="sum"),
+        [(PROBABILITIES, True), (TARGETS, True)],
+    ),
+    (
+        "bce_none",
+        lambda t, x, y: _f(t).binary_cross_entropy(x, y, reduction="none"),
+        [(PROBABILITIES, True), (TARGETS, False)],
+    ),
+    (
+        "bce_logits",
+        lambda t, x, y: _f(t).binary_cross_entropy_with_logits(x, y),
+        [(SIGNED, True), (TARGETS, True)],
+    ),
+    (
+        "bce_logits_weights",
+        lambda t, x, y: _f(t).binary_cross_entropy_with_logits(
+            x, y, _const(t, CLASS_WEIGHT), pos_weight=_const(t, CLASS_WEIGHT[::-1].copy())
+        ),
+        [(SIGNED, True), (TARGETS, False)],
+    ),
+]
+IDS = [row[0] for row in ROWS]
+
+
+def _inputs(t, inputs):
+    return [t.tensor(values, dtype=t.float64, requires_grad=grad) for values, grad in inputs]
+
+
+def _saved(node):
+    """The node's ``_saved_*`` attributes, by name (tensors as arrays)."""
+    saved = {}
+    for name in sorted(n for n in dir(node) if n.startswith("_saved_")):
+        value = getattr(node, name)
+        saved[name] = np.asarray(value.detach().numpy()) if hasattr(value, "detach") else value
+    return saved
+
+
+def _node_names(root):
+    """The class names of every node reachable from ``root``, sorted (None: no graph)."""
+    if root is None:
+        return None
+    names, stack, seen = [], [root], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(type(node).__name__)
+        stack.extend(edge[0] for edge in node.next_functions)
+    return sorted(names)
+
+
+@pytest.mark.parametrize("fn, inputs", [row[1:] for row in ROWS], ids=IDS)
+def test_node_and_saved_values_match_torch(fn, inputs, torch):
+    ours = fn(hookgrad, *_inputs(hookgrad, inputs)).grad_fn
+    theirs = fn(torch, *_inputs(torch, inputs)).grad_fn
+    assert type(ours).__name__ == type(theirs).__name__
+    saved, expected = _saved(ours), _saved(theirs)
+    assert sorted(saved) == sorted(expected)
+    for name, value in expected.items():
+        if isinstance(value, np.ndarray):
+            assert_close(saved[name], value, rtol=1e-12, atol=0)
+        elif isinstance(value, tuple):
+            assert tuple(saved[name]) == value, name
+        else:
+            assert saved[name] == value, name
+
+
+@pytest.mark.parametrize("fn, inputs", [row[1:] for row in ROWS], ids=IDS)
+def test_pack_order_matches_torch(fn, inputs, torch):
+    """Default pack hooks see the op's saved tensors in torch's order."""
+
+    def packed(t):
+        log = []
+        tensors = _inputs(t, inputs)
+
+        def pack(tensor):
+            log.append(np.asarray(tensor.detach().numpy()))
+            return tensor
+
+        with t.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+            fn(t, *tensors)
+        return log
+
+    ours, theirs = packed(hookgrad), packed(torch)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert_close(a, b, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("fn, inputs", [row[1:] for row in ROWS], ids=IDS)
+def test_double_backward_graph_matches_torch(fn, inputs, torch):
+    """The nodes and values of each input's ``create_graph=True`` gradient (the output's
+    gradient requires grad too, so every term of the formulas shows)."""
+
+    def gradients(t):
+        tensors = _inputs(t, inputs)
+        y = fn(t, *tensors)
+        seed = t.linspace(0.5, 1.5, y.numel(), dtype=y.dtype).reshape(y.shape)
+        seed.requires_grad_()
+        wanted = [x for x in tensors if x.requires_grad]
+        return t.autograd.grad(y, wanted, seed, create_graph=True, allow_unused=True)
+
+    ours, theirs = gradients(hookgrad), gradients(torch)
+    for a, b in zip(ours, theirs):
+        assert (a is None) == (b is None)
+        if b is not None:
+            assert _node_names(a.grad_fn) == _node_names(b.grad_fn)
+            assert_close(a, b.detach().numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "fn, inputs",
+    [row[1:] for row in ROWS if row[0] in ("softmax", "log_softmax", "mse", "bce", "huber")],
+    ids=["softmax", "log_softmax", "mse", "bce", "huber"],
+)
+def test_second_gradient_matches_torch(fn, inputs, torch):
+    """The double-backward nodes' own formulas (``SoftmaxBackwardDataBackward0`` ...): the
+    gradient of the gradient, for every input and the output's gradient."""
+
+    def second(t):
+        tensors = _inputs(t, inputs)
+        y = fn(t, *tensors)
+        seed = t.linspace(0.5, 1.5, y.numel(), dtype=y.dtype).reshape(y.shape)
+        seed.requires_grad_()
+        (g,) = t.autograd.grad(y, tensors[0], seed, create_graph=True)
+        probe = t.linspace(-1.0, 1.0, g.numel(), dtype=g.dtype).reshape(g.shape)
+        wanted = [x for x in tensors if x.requires_grad] + [seed]
+        return type(g.grad_fn).__name__, t.autograd.grad(g, wanted, probe, allow_unused=True)
+
+    (our_node, ours), (their_node, theirs) = second(hookgrad), second(torch)
+    assert our_node == their_node
+    for a, b in zip(ours, theirs):
+        assert (a is None) == (b is None)
+        if b is not None:
+            assert_close(a, b.numpy(), rtol=1e-12, atol=1e-15)
