@@ -32,3 +32,28 @@ def assert_close(actual: Any, expected: Any, rtol: float = 1e-5, atol: float = 1
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def saved_values(node: Any) -> dict[str, Any]:
+    """A node's ``_saved_*`` attributes by name, as ``dir()`` lists them (tensors as
+    arrays), for comparing a hookgrad node with torch's."""
+    saved = {}
+    for name in sorted(n for n in dir(node) if n.startswith("_saved_")):
+        value = getattr(node, name)
+        saved[name] = np.asarray(value.detach().numpy()) if hasattr(value, "detach") else value
+    return saved
+
+
+def node_names(root: Any) -> list[str] | None:
+    """The class names of every node reachable from ``root``, sorted (None: no graph)."""
+    if root is None:
+        return None
+    names, stack, seen = [], [root], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(type(node).__name__)
+        stack.extend(edge[0] for edge in node.next_functions)
+    return sorted(names)

@@ -41,6 +41,9 @@ class Op(Node):
     input_names: tuple[str, ...] = ("self", "other")
     # The indices of the inputs that get an edge (None: all of them).
     edge_inputs: tuple[int, ...] | None = None
+    # Inputs torch gives no edge (integer indices, boolean masks): a hand-written op
+    # names them, and its backward still returns one gradient per input.
+    non_differentiable: tuple[str, ...] = ()
     saves: tuple[str, ...] = ()
     node_name = ""
     view = False
@@ -57,6 +60,12 @@ class Op(Node):
         # torch's node classes carry the node's name: ``type(fn).__name__ == "MulBackward0"``,
         # without the namespace of ``torch::autograd::CopyBackwards``.
         cls.__name__ = cls.__qualname__ = cls.node_name.rpartition("::")[2]
+        if "non_differentiable" in cls.__dict__:
+            cls.edge_inputs = tuple(
+                index
+                for index, name in enumerate(cls.input_names)
+                if name not in cls.non_differentiable
+            )
 
     def name(self) -> str:
         return self.node_name
@@ -81,7 +90,13 @@ class Op(Node):
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:
         """Per input: whether the backward must compute its gradient."""
-        return tuple([meta is not None for meta in self._input_meta])
+        edges = self.edge_inputs
+        if edges is None or len(edges) == len(self.input_names):
+            return tuple([meta is not None for meta in self._input_meta])
+        needs = [False] * len(self.input_names)
+        for index, meta in zip(edges, self._input_meta):
+            needs[index] = meta is not None
+        return tuple(needs)
 
     def unpack(self) -> list[Any]:
         """The saved values, in the order of ``saves``."""
@@ -89,8 +104,13 @@ class Op(Node):
 
     def _apply(self, grad_outputs: list[Any]) -> Any:
         if self._num_outputs == 1:
-            return self.backward(grad_outputs[0])
-        return self.backward(*grad_outputs)
+            grad_inputs = self.backward(grad_outputs[0])
+        else:
+            grad_inputs = self.backward(*grad_outputs)
+        if self.non_differentiable:
+            # One gradient per input from ``backward``; the engine wants one per edge.
+            grad_inputs = tuple(grad_inputs[index] for index in self.edge_inputs)  # type: ignore[union-attr]
+        return grad_inputs
 
     def _release_variables(self) -> None:
         for saved in self._saved:

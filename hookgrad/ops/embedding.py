@@ -18,6 +18,7 @@ class Embedding(Op):
     """``weight[indices]`` for an integer ``indices`` tensor of any shape."""
 
     input_names = ("weight", "indices")
+    non_differentiable = ("indices",)
     saves = ("indices",)
 
     def __init__(self, padding_idx: int, scale_grad_by_freq: bool, sparse: bool) -> None:

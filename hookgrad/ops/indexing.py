@@ -78,7 +78,8 @@ class Index(Op):
     def backward(self, grad: Any) -> Any:
         key = _unfreed(self.key)
         zeros = grad.new_zeros(self.self_sym_sizes)
-        return zeros._index_put_key(key, grad, key.advanced is not None)
+        # torch's index_backward: ``_index_put_impl_`` into zeros (IndexPutImplBackward0).
+        return zeros._index_put_key(key, grad, key.advanced is not None, "IndexPutImplBackward0")
 
     def _release_variables(self) -> None:
         self.key = _released(self.key)
@@ -152,6 +153,7 @@ class Gather(Op):
     """``out[i][j] = self[index[i][j]][j]`` (for ``dim=0``); torch's ``gather``."""
 
     input_names = ("self", "index")
+    non_differentiable = ("index",)
     saves = ("index", "self")
 
     def __init__(self, dim: int) -> None:
@@ -171,6 +173,7 @@ class Scatter(Op):
     """``self`` with ``src[i][j]`` written at ``[index[i][j]][j]`` (for ``dim=0``)."""
 
     input_names = ("self", "index", "src")
+    non_differentiable = ("index",)
     saves = ("index",)
 
     def __init__(self, dim: int) -> None:
@@ -200,6 +203,7 @@ class ScatterValue(Op):
 
     node_name = "ScatterBackward1"
     input_names = ("self", "index")
+    non_differentiable = ("index",)
     saves = ("index",)
 
     def __init__(self, dim: int, value: Any) -> None:
@@ -222,6 +226,7 @@ class ScatterAdd(Op):
     """``self`` plus ``src[i][j]`` added at ``[index[i][j]][j]`` (for ``dim=0``)."""
 
     input_names = ("self", "index", "src")
+    non_differentiable = ("index",)
     saves = ("index",)
     saved_for = {"index": ("src",)}
 
@@ -252,6 +257,7 @@ class IndexSelect(Op):
     """The slices ``index`` (a vector of positions) picks along ``dim``."""
 
     input_names = ("self", "index")
+    non_differentiable = ("index",)
     saves = ("index",)
 
     def __init__(self, dim: int) -> None:
@@ -271,6 +277,7 @@ class IndexAdd(Op):
     """``self`` with ``alpha * source`` added at the positions ``index`` picks along ``dim``."""
 
     input_names = ("self", "index", "source")
+    non_differentiable = ("index",)
     saves = ("index", "source")
     saved_for = {"index": ("source",), "source": ("source",)}
 
@@ -303,6 +310,7 @@ class MaskedFill(Op):
     """``self`` with ``value`` where ``mask`` is true; no gradient at filled places."""
 
     input_names = ("self", "mask")
+    non_differentiable = ("mask",)
     saves = ("mask",)
     quiet = True  # inf * False in the fast path below
 
@@ -330,6 +338,7 @@ class MaskedFillTensor(Op):
 
     node_name = "MaskedFillBackward1"
     input_names = ("self", "mask", "value")
+    non_differentiable = ("mask",)
     saves = ("mask",)
 
     def forward(self, a: Any, mask: Any, value: Any) -> Any:
@@ -347,6 +356,7 @@ class MaskedSelect(Op):
     """The elements of ``self`` where ``mask`` is true (both broadcast), as a vector."""
 
     input_names = ("self", "mask")
+    non_differentiable = ("mask",)
     saves = ("mask", "self")
 
     def forward(self, a: Any, mask: Any) -> Any:
@@ -367,6 +377,7 @@ class Take(Op):
     """The elements of the flattened ``self`` at ``index``, in ``index``'s shape."""
 
     input_names = ("self", "index")
+    non_differentiable = ("index",)
     saves = ("index", "self")
 
     def forward(self, a: Any, index: Any) -> Any:

@@ -406,6 +406,13 @@ class _SelectAlongDim(Op):
         if grad is None or not self.input_shape:
             return grad
         shape, dim = self.input_shape, self.dim
+        if grad_mode.is_grad_enabled():
+            # torch's value_selecting_reduction_backward: the gradient scattered into
+            # zeros, so a second backward records ScatterBackward0.
+            index = grad.new_tensor(self.indices, dtype=np.int64)
+            if not self.keepdim:
+                grad, index = grad.unsqueeze(dim), index.unsqueeze(dim)
+            return grad.new_zeros(shape).scatter_(dim, index, grad)
         positions = np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1))
         chosen = positions == self.indices.reshape(reduced_shape(shape, (dim,)))
         return _restore(grad, shape, dim, self.keepdim).where(_bool_constant(grad, chosen), 0)

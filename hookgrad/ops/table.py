@@ -525,8 +525,11 @@ def entry(
         "params": tuple(signature.params),
         "saves": tuple(saves),
         # torch's rule: an input read by one formula only is saved only when that
-        # formula's input needs a gradient; the result is always saved.
-        "saved_for": {
+        # formula's input needs a gradient; the result is always saved, and so is
+        # everything of an op with one formula or of a ``*_backward`` op.
+        "saved_for": {}
+        if len(compiled) <= 1 or "backward" in signature.name
+        else {
             value: tuple(readers)
             for value, readers in users.items()
             if value != "result" and len(readers) == 1

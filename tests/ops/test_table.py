@@ -12,7 +12,7 @@ import pytest
 
 import hookgrad
 from hookgrad.ops import table
-from tests.oracle import assert_close, to_numpy
+from tests.oracle import assert_close, saved_values
 
 # ---------------------------------------------------------------- the machinery
 
@@ -150,23 +150,13 @@ def _inputs(lib):
     return a, b
 
 
-def _saved(node):
-    """``{name: value}`` of the node's ``_saved_*`` attributes (tensors as arrays)."""
-    values = {}
-    for name in dir(node):
-        if name.startswith("_saved_"):
-            value = getattr(node, name)
-            values[name] = to_numpy(value) if hasattr(value, "detach") else value
-    return values
-
-
 @pytest.mark.parametrize("name, fn", NODES, ids=IDS)
 def test_node_matches_torch(name, fn, torch):
     ours = fn(hookgrad, *_inputs(hookgrad)).grad_fn
     theirs = fn(torch, *_inputs(torch)).grad_fn
     assert type(ours).__name__ == type(theirs).__name__ == ours.name()
     assert len(ours.next_functions) == len(theirs.next_functions)
-    ours_saved, theirs_saved = _saved(ours), _saved(theirs)
+    ours_saved, theirs_saved = saved_values(ours), saved_values(theirs)
     assert sorted(ours_saved) == sorted(theirs_saved)
     for key, expected in theirs_saved.items():
         actual = ours_saved[key]
@@ -311,3 +301,55 @@ def test_node_hooks_see_torchs_tuples(name, fn, torch):
         return type(node).__name__, log
 
     assert run(hookgrad) == run(torch)
+
+
+def test_backward_ops_save_their_inputs_unconditionally(torch):
+    """torch never skips saving for a ``*_backward`` op: a saved input changed in place
+    later is an error even when its formula's input needed no gradient (fuzz seed 4242)."""
+    for lib in (hookgrad, torch):
+        x = lib.tensor([[0.8, -0.5], [1.4, 1.4]], requires_grad=True)
+        y = x.relu()
+        (g,) = lib.autograd.grad(y, x, lib.ones(2, 2), create_graph=True)
+        (gg,) = lib.autograd.grad(g, x, lib.ones(2, 2), create_graph=True)
+        assert type(gg.grad_fn).__name__ == "ThresholdBackwardBackward0"
+        assert gg.grad_fn._saved_self is not None
+        y.unsqueeze(0).copy_(lib.ones(1, 2, 2))
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            gg.backward(lib.ones(2, 2), inputs=[gg])
+
+
+INDEXING_NODES = [
+    ("gather", lambda t, x, s, i, m: x.gather(0, i)),
+    ("scatter", lambda t, x, s, i, m: x.scatter(0, i, s[:1])),
+    ("scatter_value", lambda t, x, s, i, m: x.scatter(0, i, 1.0)),
+    ("scatter_add", lambda t, x, s, i, m: x.scatter_add(0, i, s[:1])),
+    ("index_select", lambda t, x, s, i, m: x.index_select(0, t.tensor([0, 2]))),
+    ("index_add", lambda t, x, s, i, m: x.index_add(0, t.tensor([0]), s[:1])),
+    ("masked_fill", lambda t, x, s, i, m: x.masked_fill(m, 0.0)),
+    ("masked_fill_tensor", lambda t, x, s, i, m: x.masked_fill(m, s[0, 0])),
+    ("masked_select", lambda t, x, s, i, m: x.masked_select(m)),
+    ("take", lambda t, x, s, i, m: x.take(t.tensor([0, 5]))),
+    ("embedding", lambda t, x, s, i, m: t.nn.functional.embedding(t.tensor([1, 2]), s)),
+]
+
+
+@pytest.mark.parametrize("name, fn", INDEXING_NODES, ids=[row[0] for row in INDEXING_NODES])
+def test_indices_and_masks_get_no_edge(name, fn, torch):
+    """As torch's, a node has edges for its differentiable inputs only: integer indices and
+    boolean masks get none, so node hooks see torch's tuples."""
+
+    def run(lib):
+        rng = np.random.default_rng(3)
+        x = lib.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+        s = lib.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+        out = fn(lib, x, s, lib.tensor([[0, 1, 2, 0]]), x > 0)
+        node = out.grad_fn
+        log = []
+        node.register_hook(lambda gi, go: log.append([g is None for g in gi]))
+        out.sum().backward()
+        edges = [type(child).__name__ for child, _ in node.next_functions]
+        return type(node).__name__, edges, log, x.grad, s.grad
+
+    ours, theirs = run(hookgrad), run(torch)
+    assert ours[:3] == theirs[:3]
+    assert_close(ours[3:], theirs[3:])

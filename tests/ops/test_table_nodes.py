@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import hookgrad
-from tests.oracle import assert_close
+from tests.oracle import assert_close, node_names, saved_values
 
 SIGNED = [-1.5, -0.3, 0.4, 2.0]
 UNIT = [0.1, 0.3, 0.6, 0.9]
@@ -86,37 +86,12 @@ def _run(t: Any, fn: Callable[[Any, Any], Any], values: list[Any]) -> tuple[Any,
     return x, fn(t, x)
 
 
-def _saved(node: Any) -> dict[str, Any]:
-    """The node's ``_saved_*`` attributes, by name (tensors as arrays)."""
-    names = sorted(name for name in dir(node) if name.startswith("_saved_"))
-    saved = {}
-    for name in names:
-        value = getattr(node, name)
-        saved[name] = np.asarray(value.detach().numpy()) if hasattr(value, "detach") else value
-    return saved
-
-
-def _node_names(node: Any) -> list[str] | None:
-    """The class names of every node reachable from ``node``, sorted (None: no graph)."""
-    if node is None:
-        return None
-    seen, names, stack = set(), [], [node]
-    while stack:
-        current = stack.pop()
-        if current is None or id(current) in seen:
-            continue
-        seen.add(id(current))
-        names.append(type(current).__name__)
-        stack.extend(edge for edge, _ in current.next_functions)
-    return sorted(names)
-
-
 @pytest.mark.parametrize("fn, values", [row[1:] for row in ROWS], ids=IDS)
 def test_node_and_saved_values_match_torch(fn, values, torch):
     _, ours = _run(hookgrad, fn, values)
     _, theirs = _run(torch, fn, values)
     assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
-    saved, expected = _saved(ours.grad_fn), _saved(theirs.grad_fn)
+    saved, expected = saved_values(ours.grad_fn), saved_values(theirs.grad_fn)
     assert sorted(saved) == sorted(expected)
     for name, value in expected.items():
         if isinstance(value, np.ndarray):
@@ -158,5 +133,5 @@ def test_double_backward_graph_matches_torch(fn, values, torch):
         return g
 
     ours, theirs = gradient(hookgrad), gradient(torch)
-    assert _node_names(ours.grad_fn) == _node_names(theirs.grad_fn)
+    assert node_names(ours.grad_fn) == node_names(theirs.grad_fn)
     assert_close(ours, theirs.detach().numpy(force=True), rtol=1e-12, atol=1e-15)

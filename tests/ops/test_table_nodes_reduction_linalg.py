@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import hookgrad
-from tests.oracle import assert_close
+from tests.oracle import assert_close, node_names, saved_values
 
 # (id, program over a library and tensors, input shapes)
 CASES = [
@@ -58,19 +58,6 @@ CASES = [
 IDS = [case[0] for case in CASES]
 
 
-def _node_names(root):
-    """The class names of every node reachable from ``root``, sorted (with repeats)."""
-    names, stack, seen = [], [root], set()
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.append(type(node).__name__)
-        stack.extend(edge[0] for edge in node.next_functions)
-    return sorted(names)
-
-
 def _run(lib, fn, shapes):
     """The output's node, and the node names of each input's second-order gradient
     graph (the output gradient requires grad too, so every formula term shows)."""
@@ -79,11 +66,7 @@ def _run(lib, fn, shapes):
     out = fn(lib, *inputs)
     grad_out = lib.tensor(rng.standard_normal(tuple(out.shape)), requires_grad=True)
     grads = lib.autograd.grad(out, inputs, grad_out, create_graph=True)
-    return out.grad_fn, [_node_names(grad.grad_fn) for grad in grads]
-
-
-def _saved(node):
-    return {name: getattr(node, name) for name in dir(node) if name.startswith("_saved_")}
+    return out.grad_fn, [node_names(grad.grad_fn) for grad in grads]
 
 
 @pytest.mark.parametrize("fn, shapes", [case[1:] for case in CASES], ids=IDS)
@@ -91,10 +74,10 @@ def test_node_class_and_saved_values(fn, shapes, torch):
     ours, _ = _run(hookgrad, fn, shapes)
     theirs, _ = _run(torch, fn, shapes)
     assert type(ours).__name__ == type(theirs).__name__
-    saved, expected = _saved(ours), _saved(theirs)
+    saved, expected = saved_values(ours), saved_values(theirs)
     assert sorted(saved) == sorted(expected)
     for name, value in expected.items():
-        if isinstance(value, torch.Tensor):
+        if isinstance(value, np.ndarray):
             assert_close(saved[name], value, 1e-12, 0)
         elif isinstance(value, tuple):
             assert tuple(saved[name]) == value, name

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import hookgrad
-from tests.oracle import assert_close
+from tests.oracle import assert_close, node_names, saved_values
 
 _RNG = np.random.default_rng(0)
 SIGNED = _RNG.standard_normal((2, 3))
@@ -129,36 +129,12 @@ def _inputs(t, inputs):
     return [t.tensor(values, dtype=t.float64, requires_grad=grad) for values, grad in inputs]
 
 
-def _saved(node):
-    """The node's ``_saved_*`` attributes, by name (tensors as arrays)."""
-    saved = {}
-    for name in sorted(n for n in dir(node) if n.startswith("_saved_")):
-        value = getattr(node, name)
-        saved[name] = np.asarray(value.detach().numpy()) if hasattr(value, "detach") else value
-    return saved
-
-
-def _node_names(root):
-    """The class names of every node reachable from ``root``, sorted (None: no graph)."""
-    if root is None:
-        return None
-    names, stack, seen = [], [root], set()
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.append(type(node).__name__)
-        stack.extend(edge[0] for edge in node.next_functions)
-    return sorted(names)
-
-
 @pytest.mark.parametrize("fn, inputs", [row[1:] for row in ROWS], ids=IDS)
 def test_node_and_saved_values_match_torch(fn, inputs, torch):
     ours = fn(hookgrad, *_inputs(hookgrad, inputs)).grad_fn
     theirs = fn(torch, *_inputs(torch, inputs)).grad_fn
     assert type(ours).__name__ == type(theirs).__name__
-    saved, expected = _saved(ours), _saved(theirs)
+    saved, expected = saved_values(ours), saved_values(theirs)
     assert sorted(saved) == sorted(expected)
     for name, value in expected.items():
         if isinstance(value, np.ndarray):
@@ -208,7 +184,7 @@ def test_double_backward_graph_matches_torch(fn, inputs, torch):
     for a, b in zip(ours, theirs):
         assert (a is None) == (b is None)
         if b is not None:
-            assert _node_names(a.grad_fn) == _node_names(b.grad_fn)
+            assert node_names(a.grad_fn) == node_names(b.grad_fn)
             assert_close(a, b.detach().numpy(), rtol=1e-12, atol=1e-15)
 
 

@@ -676,6 +676,13 @@ class IndexingMethods:
         """``self`` indexed by a parsed ``Key`` (used by backward formulas)."""
         return apply(ops.Index(key), self)
 
-    def _index_put_key(self, key: ops.Key, values: Any, accumulate: bool) -> Any:
-        """``self`` with ``values`` put at a parsed ``Key`` (used by backward formulas)."""
-        return apply(ops.IndexPut(key, accumulate), self, values)
+    def _index_put_key(
+        self, key: ops.Key, values: Any, accumulate: bool, node_name: str | None = None
+    ) -> Any:
+        """``self`` with ``values`` put at a parsed ``Key`` (used by backward formulas;
+        ``node_name``: the node torch's formula records, ``IndexPutImplBackward0`` for
+        ``index``'s backward)."""
+        op = ops.IndexPut(key, accumulate)
+        if node_name is not None:
+            op.node_name = node_name
+        return apply(op, self, values)
