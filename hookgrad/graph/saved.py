@@ -165,7 +165,10 @@ def save_output(output: Any, output_nr: int) -> SavedTensor:
 
 def save_constant(value: Any) -> SavedTensor:
     """Save a non-tensor value (a Python number), or None for a value an op does not
-    need to save this time: no version, never packed."""
+    need to save this time: no version, never packed. Every empty slot is one shared
+    object (it is never freed or changed), so a node allocates nothing for it."""
+    if value is None:
+        return _EMPTY_SLOT
     saved = _new(_SavedConstant)
     saved._value = value
     return saved
@@ -334,6 +337,9 @@ class _SavedConstant(SavedTensor):
         if self._value is not None:
             self._value = None
             self._freed = True
+
+
+_EMPTY_SLOT = _new(_SavedConstant)
 
 
 def _check_callable(saved: SavedTensor, pack_hook: Hook, unpack_hook: Hook) -> None:

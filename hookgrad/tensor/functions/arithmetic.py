@@ -57,14 +57,14 @@ def _is_tensor(value: Any) -> bool:
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """``input + alpha * other``, broadcasting, with torch's type promotion."""
     a, b = binary_arrays(input, other)
-    return apply_arrays(ops.Add(alpha), (input, other), (a, b))
+    return apply_arrays(ops.Add() if alpha == 1 else ops.Add(alpha), (input, other), (a, b))
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """``input - alpha * other``."""
     _check_bool_subtraction(input, other)
     a, b = binary_arrays(input, other)
-    return apply_arrays(ops.Sub(alpha), (input, other), (a, b))
+    return apply_arrays(ops.Sub() if alpha == 1 else ops.Sub(alpha), (input, other), (a, b))
 
 
 subtract = sub
