@@ -228,6 +228,23 @@ def copy_from_itself(lib: Any) -> Any:
     return names
 
 
+def copy_slices_released(lib: Any) -> Any:
+    """A view's in-place op leaves the base on CopySlices; after a backward through it
+    without retain_graph, a backward through the view again is an error (seed 5071)."""
+    base = lib.tensor([[1.0, 2.0], [3.0, 4.0]])
+    view = base.flatten()
+    view.add_(leaf(lib, (1.0, 2.0, 3.0, 4.0)))
+    base.backward(lib.ones(2, 2))
+    view.backward(lib.ones(4))
+    return view
+
+
+def _self_write(lib: Any) -> Any:
+    x = leaf(lib, (1.0, 2.0)).logsumexp(dim=0, keepdim=True).unsqueeze(0)
+    x[None, 0] = x
+    return x, x.grad_fn
+
+
 CASES: dict[str, Callable[[Any], Any]] = {
     "copy_ node class": copy_backwards_name,
     "CopySlices and AccumulateGrad classes": copy_slices_name,
@@ -245,6 +262,8 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "multi-grad hook, captured unreachable": multi_hook_captured_unreachable,
     "copy_ of a view from itself": copy_from_itself,
     "expand() without sizes": lambda lib: lib.ones(2).expand(),
+    "CopySlices run twice": copy_slices_released,
+    "write a tensor into itself through a view (seed 5558)": lambda lib: _self_write(lib),
 }
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.graph.node import Edge, Node, next_sequence_nr
+from hookgrad.graph.saved import FREED_MESSAGE
 from hookgrad.ops.base import Op
 
 OVERLAP_ERROR = (
@@ -158,6 +159,8 @@ class CopySlices(Node):
     def _apply(self, grad_outputs: list[Any]) -> tuple[Any, ...]:
         grad = grad_outputs[0]
         geometry = self.geometry
+        if self.fn is None:
+            raise RuntimeError(FREED_MESSAGE)
         result = self.fn._apply([geometry.take(grad)])
         if type(result) is not tuple:
             result = (result,)
@@ -174,4 +177,7 @@ class CopySlices(Node):
         return (grad_base, *result[1:])
 
     def _release_variables(self) -> None:
-        self.fn._release_variables()
+        # NOTE: as torch's, a released CopySlices drops its op: running it again is an error.
+        if self.fn is not None:
+            self.fn._release_variables()
+            self.fn = None
