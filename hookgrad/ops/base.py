@@ -45,6 +45,9 @@ class Op(Node):
     # names them, and its backward still returns one gradient per input.
     non_differentiable: tuple[str, ...] = ()
     saves: tuple[str, ...] = ()
+    # Non-tensor values a hand-written node shows as ``_saved_<name>`` (torch's names),
+    # stored as instance attributes.
+    saved_attributes: tuple[str, ...] = ()
     node_name = ""
     view = False
     fills = False
@@ -115,6 +118,13 @@ class Op(Node):
     def _release_variables(self) -> None:
         for saved in self._saved:
             saved.release()
+
+    def __dir__(self) -> list[str]:
+        names = set(super().__dir__()) - {"_saved", "_saved_named"}
+        for name in self.saves:
+            names.update((f"_saved_{name}", f"_raw_saved_{name}"))
+        names.update(f"_saved_{name}" for name in self.saved_attributes)
+        return sorted(names)
 
     def _saved_named(self, name: str) -> SavedTensor | None:
         saved = self.__dict__.get("_saved", ())

@@ -482,6 +482,8 @@ class Slice(Op):
     node_name = "SliceBackward0"
     input_names = ("self",)
 
+    saved_attributes = ("dim", "end", "self_sym_sizes", "start", "step")
+
     def __init__(self, dim: int, start: int, end: int, step: int = 1) -> None:
         self.dim = dim
         self.start = start
@@ -502,6 +504,8 @@ class Select(Op):
 
     view = True
     input_names = ("self",)
+
+    saved_attributes = ("dim", "index", "self_sym_sizes")
 
     def __init__(self, dim: int, index: int) -> None:
         self.dim = dim
