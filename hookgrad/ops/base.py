@@ -112,7 +112,8 @@ class Op(Node):
             grad_inputs = self.backward(*grad_outputs)
         if self.non_differentiable:
             # One gradient per input from ``backward``; the engine wants one per edge.
-            grad_inputs = tuple(grad_inputs[index] for index in self.edge_inputs)  # type: ignore[union-attr]
+            edges: tuple[int, ...] = self.edge_inputs  # type: ignore[assignment]
+            grad_inputs = tuple(grad_inputs[index] for index in edges)
         return grad_inputs
 
     def _release_variables(self) -> None:

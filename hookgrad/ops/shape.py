@@ -1,4 +1,5 @@
-"""Shape and view ops: reshape, transpose, squeeze, cat, split, narrow, flip, pad ...
+"""Shape and view ops: reshape, transpose, squeeze, cat, split, narrow, flip ...
+(padding is in ``hookgrad.ops.padding``).
 
 Where torch returns a view, the forward returns a NumPy view of its input, so the two
 tensors share memory as torch's do. Dims reaching these classes are already wrapped
@@ -17,12 +18,12 @@ larger tensor of zeros is ``new_zeros(...).slice_scatter(...)`` (or ``select_sca
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from hookgrad.ops.base import Op
+from hookgrad.ops.strides import as_view, compute_stride, reshaped, torch_layout, torch_strides
 from hookgrad.ops.table import call, entry, node_function
 
 
@@ -38,102 +39,6 @@ def _index(dim: int, key: Any) -> tuple[Any, ...]:
     The trailing ``...`` makes NumPy return a 0-d view, not a scalar, for a 1-d array.
     """
     return (slice(None),) * dim + (key, Ellipsis)
-
-
-# ---------------------------------------------------------------- torch's strides
-
-
-def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The strides (in elements) of a C-contiguous tensor of ``shape``, as torch
-    computes them (a size-0 dim counts as 1). Example: ``(2, 0, 3)`` -> ``(3, 3, 1)``."""
-    strides = []
-    step = 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
-
-
-def torch_layout(a: np.ndarray) -> np.ndarray:
-    """``a``, restrided to torch's contiguous strides when NumPy left an empty array with
-    all-zero strides (as ``np.zeros((2, 0))`` does); otherwise ``a`` itself."""
-    if a.size or not a.ndim or any(a.strides):
-        return a
-    return as_view(a, a.shape, contiguous_strides(a.shape))
-
-
-def torch_strides(a: np.ndarray) -> tuple[int, ...]:
-    """torch's ``stride()`` of ``a``: its strides in elements.
-
-    Example: a float32 array of shape (2, 3) has NumPy strides (12, 4): torch's (3, 1).
-    """
-    item = a.itemsize
-    return tuple(s // item for s in torch_layout(a).strides)
-
-
-def as_view(
-    a: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...], writeable: bool = True
-) -> np.ndarray:
-    """A view of ``a``'s memory (from its first element) with ``shape`` and ``strides``
-    in elements; ``a`` itself when it has them already."""
-    item = a.itemsize
-    wanted = tuple(s * item for s in strides)
-    if a.shape == shape and a.strides == wanted and (writeable or not a.flags.writeable):
-        return a
-    return np.lib.stride_tricks.as_strided(a, shape, wanted, writeable=writeable)
-
-
-def compute_stride(
-    old_shape: tuple[int, ...], old_strides: tuple[int, ...], new_shape: tuple[int, ...]
-) -> tuple[int, ...] | None:
-    """torch's ``computeStride``: the strides of a view of shape ``new_shape`` on memory of
-    ``old_shape``/``old_strides``, or None when no view can have that shape.
-
-    The old dims are cut into chunks that are contiguous among themselves; each chunk must
-    be made of whole new dims. Example: a transposed (3, 4) tensor (strides (1, 3)) can be
-    viewed as (3, 2, 2) (strides (1, 6, 3)) but not as (12,).
-    """
-    if not old_shape:
-        return (1,) * len(new_shape)
-    if math.prod(old_shape) == 0:
-        if old_shape == new_shape:
-            return old_strides
-        return contiguous_strides(new_shape)
-    new_strides = [0] * len(new_shape)
-    view_d = len(new_shape) - 1
-    chunk_base_stride = old_strides[-1]
-    tensor_numel = 1
-    view_numel = 1
-    for tensor_d in range(len(old_shape) - 1, -1, -1):
-        tensor_numel *= old_shape[tensor_d]
-        # The chunk ends here unless the dim before continues it in memory.
-        if tensor_d == 0 or (
-            old_shape[tensor_d - 1] != 1
-            and old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride
-        ):
-            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
-                new_strides[view_d] = view_numel * chunk_base_stride
-                view_numel *= new_shape[view_d]
-                view_d -= 1
-            if view_numel != tensor_numel:
-                return None
-            if tensor_d > 0:
-                chunk_base_stride = old_strides[tensor_d - 1]
-                tensor_numel = 1
-                view_numel = 1
-    if view_d != -1:
-        return None
-    return tuple(new_strides)
-
-
-def _reshaped(a: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
-    """A view of ``a`` with ``shape`` and torch's ``strides``: NumPy's own reshape when it
-    gives those strides (the fast, common case), else ``as_strided``."""
-    try:
-        out = a.reshape(shape, copy=False)
-    except ValueError:
-        out = a
-    return as_view(out, shape, strides)
 
 
 VIEW_ERROR = (
@@ -170,7 +75,7 @@ class Reshape(Op):
         strides = compute_stride(a.shape, torch_strides(a), shape)
         if strides is None:
             raise RuntimeError(VIEW_ERROR)
-        return _reshaped(a, shape, strides)
+        return reshaped(a, shape, strides)
 
     def backward(self, grad: Any) -> Any:
         return grad.reshape(self.self_sym_sizes)
@@ -249,7 +154,7 @@ class Expand(Op):
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
         strides = expand_strides(a.shape, torch_strides(a), self.shape)
-        return _reshaped(a, self.shape, strides)
+        return reshaped(a, self.shape, strides)
 
     def backward(self, grad: Any) -> Any:
         return grad.sum_to_size(self.self_sym_sizes)
@@ -322,7 +227,7 @@ class Squeeze(Op):
         kept = [d for d, s in enumerate(a.shape) if not (d in self.dims and s == 1)]
         strides = torch_strides(a)
         shape = tuple(a.shape[d] for d in kept)
-        return _reshaped(a, shape, tuple(strides[d] for d in kept))
+        return reshaped(a, shape, tuple(strides[d] for d in kept))
 
     def backward(self, grad: Any) -> Any:
         return grad.reshape(self.self_sym_sizes)
@@ -363,7 +268,7 @@ class Unsqueeze(Op):
         # NOTE: torch's stride for the new dim: that of a contiguous dim there.
         strides.insert(dim, 1 if dim >= a.ndim else shape[dim] * strides[dim])
         shape.insert(dim, 1)
-        return _reshaped(a, tuple(shape), tuple(strides))
+        return reshaped(a, tuple(shape), tuple(strides))
 
     def backward(self, grad: Any) -> Any:
         return grad.squeeze(self.dim)
@@ -817,141 +722,3 @@ class Repeat(Op):
         split = [n for pair in zip(self.repeats, shape) for n in pair]
         summed = grad.reshape(split).sum(tuple(range(0, len(split), 2)))
         return summed.reshape(self.self_sym_sizes)
-
-
-# ---------------------------------------------------------------- padding
-
-
-class ConstantPad(Op):
-    """Pad with ``value`` (``pad`` as in torch: last dim first; negative pads crop)."""
-
-    node_name = "ConstantPadNdBackward0"
-    input_names = ("self",)
-
-    def __init__(self, pad: tuple[int, ...], value: Any) -> None:
-        self.pad = pad
-        self.value = value
-
-    def _widths(self, ndim: int) -> list[tuple[int, int]]:
-        """``(before, after)`` for every dim, first dim first."""
-        widths = [(0, 0)] * ndim
-        for k in range(len(self.pad) // 2):
-            widths[ndim - 1 - k] = (self.pad[2 * k], self.pad[2 * k + 1])
-        return widths
-
-    def forward(self, a: Any) -> Any:
-        widths = self._widths(a.ndim)
-        shape = tuple(size + before + after for size, (before, after) in zip(a.shape, widths))
-        kept = tuple(
-            slice(max(-before, 0), size - max(-after, 0))
-            for size, (before, after) in zip(a.shape, widths)
-        )
-        inner = tuple(
-            slice(max(before, 0), size - max(after, 0))
-            for size, (before, after) in zip(shape, widths)
-        )
-        out = np.full(shape, self.value, a.dtype)
-        out[inner] = a[kept]
-        return out
-
-    def backward(self, grad: Any) -> Any:
-        for dim, (before, after) in enumerate(self._widths(grad.ndim)):
-            if before or after:
-                grad = _unpad(grad, dim, before, after)
-        return grad
-
-
-def _unpad(grad: Any, dim: int, before: int, after: int) -> Any:
-    """Undo a constant pad of ``dim``: drop what was added, put zeros where it cropped."""
-    size = grad.shape[dim]
-    start = max(before, 0)
-    grad = grad.narrow(dim, start, size - start - max(after, 0))
-    if before < 0 or after < 0:
-        shape = list(grad.shape)
-        shape[dim] += max(-before, 0) + max(-after, 0)
-        start = max(-before, 0)
-        grad = grad.new_zeros(shape).slice_scatter(grad, dim, start, start + grad.shape[dim])
-    return grad
-
-
-def _pad_index(mode: str, size: int, before: int, after: int) -> np.ndarray:
-    """For each output position of a padded dim, the input position it copies."""
-    if mode == "circular":
-        # torch crops first, then wraps around what is left.
-        start = max(-before, 0)
-        kept = size - start - max(-after, 0)
-        out = np.arange(kept + max(before, 0) + max(after, 0))
-        return start + (out - max(before, 0)) % max(kept, 1)
-    position = np.arange(size + before + after) - before
-    if mode == "reflect":
-        return np.where(position < 0, -position, np.minimum(position, 2 * (size - 1) - position))
-    return np.clip(position, 0, size - 1)
-
-
-def _runs(index: np.ndarray) -> list[tuple[int, int, int, int]]:
-    """Split an index map into runs ``(start, length, first, step)``, step in -1, 0, 1."""
-    runs = []
-    start = 0
-    while start < len(index):
-        step = int(index[start + 1] - index[start]) if start + 1 < len(index) else 1
-        if step not in (-1, 0, 1):
-            step = 1
-        end = start + 1
-        while end < len(index) and index[end] - index[end - 1] == step:
-            end += 1
-        runs.append((start, end - start, int(index[start]), step))
-        start = end
-    return runs
-
-
-def _take_backward(grad: Any, dim: int, index: np.ndarray, size: int) -> Any:
-    """The gradient of ``take(x, index, dim)``: each run of ``index`` adds its slice of
-    ``grad`` (flipped for a descending run, summed for a constant one) into zeros."""
-    shape = list(grad.shape)
-    shape[dim] = size
-    total = None
-    for start, length, first, step in _runs(index):
-        piece = grad.narrow(dim, start, length)
-        low = first
-        if step == -1:
-            piece = piece.flip(dim)
-            low = first - length + 1
-        elif step == 0:
-            piece = piece.sum(dim, keepdim=True)
-        part = grad.new_zeros(shape).slice_scatter(piece, dim, low, low + piece.shape[dim])
-        total = part if total is None else total + part
-    return grad.new_zeros(shape) if total is None else total
-
-
-class IndexPad(Op):
-    """``reflect``, ``replicate`` or ``circular`` padding: every output element copies
-    one input element, so the gradient sums the copies back."""
-
-    input_names = ("self",)
-
-    def __init__(self, mode: str, padding: tuple[int, ...]) -> None:
-        self.mode = mode
-        self.padding = padding
-        dims = len(padding) // 2
-        if mode == "circular":
-            self.node_name = "CopySlices"  # torch pads circularly with in-place copies
-        else:
-            kind = "Reflection" if mode == "reflect" else "Replication"
-            self.node_name = f"{kind}Pad{dims}DBackward0"
-
-    def forward(self, a: Any) -> Any:
-        self.steps = []
-        for k in range(len(self.padding) // 2):
-            before, after = self.padding[2 * k], self.padding[2 * k + 1]
-            if before == 0 and after == 0:
-                continue
-            dim = a.ndim - 1 - k
-            index = _pad_index(self.mode, a.shape[dim], before, after)
-            self.steps.append((dim, index, a.shape[dim]))
-            a = np.take(a, index, axis=dim)
-        return a if self.steps else a.copy()
-
-    def backward(self, grad: Any) -> Any:
-        for dim, index, size in reversed(self.steps):
-            grad = _take_backward(grad, dim, index, size)
-        return grad

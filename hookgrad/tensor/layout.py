@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops import shape as ops
+from hookgrad.ops.strides import torch_strides
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor.dispatch import apply
 
@@ -157,7 +158,7 @@ def stride(input: Any, dim: int | None = None) -> Any:
     """The step in memory, in elements, between neighbours along each dim (a tuple), or
     along ``dim``. Example: ``hookgrad.zeros(2, 3).stride() == (3, 1)``;
     ``hookgrad.zeros(2, 3).t().stride(0) == 1``."""
-    strides = ops.torch_strides(input._data)
+    strides = torch_strides(input._data)
     if dim is None:
         return strides
     if not strides:
@@ -202,7 +203,7 @@ def is_contiguous(input: Any, *args: Any, memory_format: Any = contiguous_format
     if memory_format in _CHANNELS_LAST:
         order, rank = _CHANNELS_LAST[memory_format]
         shape = data.shape
-        return len(shape) == rank and _is_dense_in_order(shape, ops.torch_strides(data), order)
+        return len(shape) == rank and _is_dense_in_order(shape, torch_strides(data), order)
     # NOTE: NumPy's flag is torch's test: size-1 dims may have any stride, empty is dense.
     return bool(data.flags.c_contiguous)
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from hookgrad.ops import linalg as ops
 from hookgrad.ops import shape as views
+from hookgrad.ops.strides import torch_strides
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply
@@ -294,7 +295,7 @@ def _should_fold(a: Any, b: Any) -> bool:
         return False
     if t1.size == 0:
         return True
-    shape, strides = t1.shape, views.torch_strides(t1)
+    shape, strides = t1.shape, torch_strides(t1)
     return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1.ndim - 2))
 
 

@@ -20,7 +20,9 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from hookgrad.ops import padding
 from hookgrad.ops import shape as ops
+from hookgrad.ops.strides import compute_stride, torch_strides
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor.dispatch import apply
 from hookgrad.tensor.functions.joining import (
@@ -124,7 +126,7 @@ def reshape(input: Any, *args: Any, shape: Any = None) -> Any:
     data = input._data
     if data.flags.c_contiguous:  # torch's is_contiguous(), as NumPy's flag reads it
         return apply(ops.Reshape(target), input)
-    if ops.compute_stride(data.shape, ops.torch_strides(data), target) is None:
+    if compute_stride(data.shape, torch_strides(data), target) is None:
         return apply(ops.UnsafeView(target), contiguous(input))
     return apply(ops.ReshapeAlias(target), input)
 
@@ -442,7 +444,7 @@ def pad(input: Any, pad: Sequence[int], mode: str = "constant", value: float | N
         for dim, before, after in pairs:
             if shape[dim] + before + after < 0:
                 raise RuntimeError("narrow(): length must be non-negative.")
-        return apply(ops.ConstantPad(pad, 0 if value is None else value), input)
+        return apply(padding.ConstantPad(pad, 0 if value is None else value), input)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
@@ -454,7 +456,7 @@ def pad(input: Any, pad: Sequence[int], mode: str = "constant", value: float | N
         )
     for k, (dim, before, after) in enumerate(pairs):
         _check_pad(mode, shape, k, dim, before, after, one_dim=len(pairs) == 1)
-    return apply(ops.IndexPad(mode, pad), input)
+    return apply(padding.IndexPad(mode, pad), input)
 
 
 def _check_pad(
