@@ -3,10 +3,6 @@
 import importlib.util
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("ruff")
-
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "tensor_stub.py"
 
 
