@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -57,3 +59,43 @@ def node_names(root: Any) -> list[str] | None:
         names.append(type(node).__name__)
         stack.extend(edge[0] for edge in node.next_functions)
     return sorted(names)
+
+
+def observe(value: Any) -> Any:
+    """A result of either library as plain Python values that compare equal: tensors as
+    rounded values, dtype and ``requires_grad``; nodes as class and ``name()``."""
+    if isinstance(value, (tuple, list)):
+        return [observe(v) for v in value]
+    if isinstance(value, dict):
+        return {key: observe(v) for key, v in value.items()}
+    if hasattr(value, "_version") and hasattr(value, "tolist"):
+        data = np.round(np.asarray(value.detach().tolist(), dtype=float), 5).tolist()
+        return ("tensor", data, str(value.dtype).split(".")[-1], value.requires_grad)
+    if hasattr(value, "next_functions"):
+        return ("node", type(value).__name__, value.name())
+    return value
+
+
+def outcome(case: Callable[[Any], Any], lib: Any, first_line: bool = False) -> Any:
+    """What ``case(lib)`` gives, observed, or the error it raises (type and message, or
+    the message's first line), with warnings silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return ("ok", observe(case(lib)))
+        except Exception as error:  # noqa: BLE001 (the error is the observation)
+            message = str(error).split("\n")[0] if first_line else str(error)
+            return ("error", type(error).__name__, message)
+
+
+def packed_arrays(lib: Any, run: Callable[[Any], Any]) -> list[np.ndarray]:
+    """The values default pack hooks see, in order, while ``run(lib)`` builds a graph."""
+    log: list[np.ndarray] = []
+
+    def pack(tensor: Any) -> Any:
+        log.append(np.asarray(tensor.detach().numpy()))
+        return tensor
+
+    with lib.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        run(lib)
+    return log

@@ -8,37 +8,15 @@ message). The test runs it on torch and on hookgrad and compares the observation
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import pytest
 
 import hookgrad
+from tests.oracle import observe, outcome
 
 torch = pytest.importorskip("torch")
-
-
-def observe(value: Any) -> Any:
-    """A result of either library as plain Python values that compare equal."""
-    if isinstance(value, (tuple, list)):
-        return [observe(v) for v in value]
-    if hasattr(value, "_version") and hasattr(value, "tolist"):
-        data = np.round(np.asarray(value.detach().tolist(), dtype=float), 5).tolist()
-        return ("tensor", data, str(value.dtype).split(".")[-1])
-    if hasattr(value, "next_functions"):
-        return ("node", type(value).__name__, value.name())
-    return value
-
-
-def outcome(case: Callable[[Any], Any], lib: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return ("ok", observe(case(lib)))
-        except Exception as error:  # noqa: BLE001 (the error is the observation)
-            return ("error", type(error).__name__, str(error).split("\n")[0])
 
 
 def leaf(lib: Any, data: Any = (1.0, 2.0)) -> Any:
@@ -263,4 +241,4 @@ CASES: dict[str, Callable[[Any], Any]] = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_as_torch(name: str) -> None:
     case = CASES[name]
-    assert outcome(case, hookgrad) == outcome(case, torch)
+    assert outcome(case, hookgrad, first_line=True) == outcome(case, torch, first_line=True)

@@ -7,37 +7,13 @@ runs every case on both libraries and compares the observations.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import pytest
 
 import hookgrad
-
-
-def observe(value: Any) -> Any:
-    """A result of either library as plain Python values that compare equal."""
-    if isinstance(value, (tuple, list)):
-        return [observe(v) for v in value]
-    if isinstance(value, dict):
-        return {key: observe(v) for key, v in value.items()}
-    if hasattr(value, "_version") and hasattr(value, "tolist"):
-        data = np.round(np.asarray(value.detach().tolist(), dtype=float), 5).tolist()
-        return ("tensor", data, str(value.dtype).split(".")[-1], value.requires_grad)
-    if hasattr(value, "next_functions"):
-        return ("node", value.name())
-    return value
-
-
-def outcome(case: Callable[[Any], Any], lib: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return ("ok", observe(case(lib)))
-        except Exception as error:  # noqa: BLE001 (the error is the observation)
-            return ("error", type(error).__name__, str(error))
+from tests.oracle import observe, outcome
 
 
 def leaf(lib: Any, data: Any = (1.0, 2.0)) -> Any:

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import hookgrad
-from tests.oracle import assert_close, node_names, saved_values
+from tests.oracle import assert_close, node_names, packed_arrays, saved_values
 
 SIGNED = [-1.5, -0.3, 0.4, 2.0]
 UNIT = [0.1, 0.3, 0.6, 0.9]
@@ -105,16 +105,8 @@ def test_pack_order_matches_torch(fn, values, torch):
     """Default pack hooks see the op's saved tensors in torch's order."""
 
     def packed(t: Any) -> list[Any]:
-        log: list[Any] = []
         x = _leaf(t, values)
-
-        def pack(tensor: Any) -> Any:
-            log.append(np.asarray(tensor.detach().numpy()))
-            return tensor
-
-        with t.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-            fn(t, x)
-        return log
+        return packed_arrays(t, lambda lib: fn(lib, x))
 
     ours, theirs = packed(hookgrad), packed(torch)
     assert len(ours) == len(theirs)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import hookgrad
-from tests.oracle import assert_close, node_names, saved_values
+from tests.oracle import assert_close, node_names, packed_arrays, saved_values
 
 _RNG = np.random.default_rng(0)
 SIGNED = _RNG.standard_normal((2, 3))
@@ -150,16 +150,8 @@ def test_pack_order_matches_torch(fn, inputs, torch):
     """Default pack hooks see the op's saved tensors in torch's order."""
 
     def packed(t):
-        log = []
         tensors = _inputs(t, inputs)
-
-        def pack(tensor):
-            log.append(np.asarray(tensor.detach().numpy()))
-            return tensor
-
-        with t.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-            fn(t, *tensors)
-        return log
+        return packed_arrays(t, lambda lib: fn(lib, *tensors))
 
     ours, theirs = packed(hookgrad), packed(torch)
     assert len(ours) == len(theirs)
