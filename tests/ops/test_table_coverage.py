@@ -17,18 +17,11 @@ from tests.ops import (
     test_table_nodes_reduction_linalg,
     test_table_nodes_softmax_loss,
 )
+from tests.oracle import node_names
 
 
 def _reachable(roots: list[Any]) -> set[str]:
-    names, stack, seen = set(), list(roots), set()
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.add(type(node).__name__)
-        stack.extend(child for child, _ in node.next_functions)
-    return names
+    return {name for root in roots for name in node_names(root) or ()}
 
 
 def _graphs(outputs: Any, leaves: list[Any]) -> set[str]:
