@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import hookgrad
+from hookgrad.graph import history
 
 Log = list[tuple[Any, ...]]
 
@@ -534,7 +535,7 @@ def test_hooks_across_an_inplace_change(torch: Any) -> None:
             # The in-place op of hookgrad's tensor layer rebases history like this.
             scaled = y * 3
             y._data = scaled._data
-            y._rebase_history(scaled.grad_fn, 0)
+            history.rebase_history(y, scaled.grad_fn, 0)
         else:
             y.mul_(3)
         log.append(("hooks", y._backward_hooks))

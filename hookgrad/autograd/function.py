@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.grad_mode import is_grad_enabled, no_grad
-from hookgrad.graph import anomaly, saved
+from hookgrad.graph import anomaly, history, saved
 from hookgrad.graph.node import Edge, Node, next_sequence_nr
 from hookgrad.graph.saved import FREED_MESSAGE, INFERENCE_SAVE_MESSAGE, SavedTensor
 from hookgrad.tensor import Tensor
@@ -282,8 +282,7 @@ def _wrap_outputs(
                 # An input returned as-is: the output is a new tensor sharing its data.
                 out = out.detach()
             if recording and differentiable and (out.is_floating_point() or out.is_complex()):
-                out.grad_fn = ctx
-                out._output_nr = output_nr
+                history.set_history(out, ctx, output_nr)
         wrapped.append(out)
     ctx._num_outputs = len(wrapped)
     ctx._output_meta = tuple(

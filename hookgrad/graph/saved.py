@@ -19,8 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookgrad import grad_mode
-from hookgrad.graph import anomaly
-from hookgrad.graph.version import VersionCounter
+from hookgrad.graph import anomaly, history
 from hookgrad.hooks import call_hook
 
 INFERENCE_SAVE_MESSAGE = (
@@ -147,17 +146,14 @@ def save_output(output: Any, output_nr: int) -> SavedTensor:
     """
     saved = _new(SavedTensor)
     saved._output_nr = output_nr
-    counter = output._version_counter
-    if counter is None:
-        counter = output._version_counter = VersionCounter()
+    counter = history.version_counter(output)
     if _pushed and hooks_state.stack:
         saved._pack(_innermost_hooks(), output, output)
         return saved
     # NOTE: op outputs are plain tensors: a bare copy of the object is the cheapest alias.
     alias = _new(type(output))
     alias._data = output._data
-    alias._version_counter = counter
-    saved._value = alias
+    saved._value = history.share_version(alias, output)
     if counter.value:
         saved._saved_version = counter.value
     return saved
@@ -284,8 +280,7 @@ class SavedTensor:
         else:
             out = data.detach()
             if self._requires_grad:
-                out._requires_grad = True
-                out._accumulator_ref = self._accumulator
+                history.grant_leaf(out, self._accumulator)
         return out
 
     def _version_message(self, node: Any, version: int) -> str:

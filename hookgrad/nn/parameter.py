@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad.graph import history
 from hookgrad.tensor import Tensor
 
 __all__ = ["Buffer", "Parameter"]
@@ -28,7 +29,7 @@ class Parameter(Tensor):
             self._data = np.zeros((0,), np.float32)
         elif isinstance(data, Tensor):
             self._data = data._data
-            self._version_counter = data._shared_version_counter()
+            history.share_version(self, data)
         else:
             self._data = Tensor(data)._data
         if requires_grad:
@@ -36,7 +37,7 @@ class Parameter(Tensor):
                 raise RuntimeError(
                     "Only Tensors of floating point and complex dtype can require gradients"
                 )
-            self._requires_grad = True
+            history.set_requires_grad(self, True)
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()

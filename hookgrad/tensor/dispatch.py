@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import grad_mode
-from hookgrad.graph import anomaly
+from hookgrad.graph import anomaly, history
 from hookgrad.graph.node import _sequence
 from hookgrad.graph.saved import (
     INFERENCE_SAVE_MESSAGE,
@@ -23,7 +23,7 @@ from hookgrad.graph.saved import (
 )
 from hookgrad.ops.inplace import OVERLAP_ERROR, has_internal_overlap
 from hookgrad.tensor import dtypes
-from hookgrad.tensor.tensor import CreationMeta, Tensor
+from hookgrad.tensor.tensor import Tensor
 
 _state = grad_mode._state
 
@@ -78,7 +78,7 @@ def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
     elif _state.inference:
         _mark_inference(outputs)
     if op.view:
-        _make_views(inputs[0], outputs)
+        history.make_views(inputs[0], outputs)
     return outputs
 
 
@@ -97,8 +97,7 @@ def apply_inplace(op: Any, target: Any, inputs: Sequence[Any], arrays: Sequence[
     finally:
         _state.grad_enabled = enabled
     write_inplace(target, result._data, op.fills)
-    output = Tensor._make(target._data)
-    output._version_counter = target._version_counter
+    output = history.share_version(Tensor._make(target._data), target)
     if enabled:
         for x in inputs:
             if isinstance(x, Tensor) and (x.grad_fn is not None or x._requires_grad):
@@ -185,46 +184,13 @@ def wrap_constant(array: Any) -> Any:
     """Wrap the result of a non-differentiable computation."""
     out = _wrap(array)
     if _state.inference:
-        out._is_inference = True
+        history.mark_inference(out)
     return out
-
-
-def _make_views(source: Any, outputs: Any) -> None:
-    """Make the outputs of a view op views of ``source``'s base (torch's ``as_view``).
-
-    A view shares the version counter of its base; its creation meta (how it was made)
-    decides later whether it may be modified in place.
-    """
-    base = source._base
-    previous = CreationMeta.DEFAULT
-    if base is None:
-        base = source
-    else:
-        previous = source._creation_meta
-    if _state.inference:
-        meta = CreationMeta.INFERENCE_MODE
-    elif not _state.grad_enabled:
-        meta = CreationMeta.NO_GRAD_MODE
-    elif type(outputs) is tuple:
-        meta = CreationMeta.MULTI_OUTPUT_NODE
-    else:
-        meta = previous
-    if previous == CreationMeta.INFERENCE_MODE:
-        meta = previous
-    counter = source._shared_version_counter()
-    for output in outputs if type(outputs) is tuple else (outputs,):
-        output._base = base
-        output._version_counter = counter
-        output._view_version = counter.value
-        if meta:
-            output._creation_meta = meta
-        if _state.inference or source._is_inference:
-            output._is_inference = source._is_inference
 
 
 def _mark_inference(outputs: Any) -> None:
     for output in outputs if type(outputs) is tuple else (outputs,):
-        output._is_inference = True
+        history.mark_inference(output)
 
 
 def _wrap(array: Any) -> Any:
@@ -261,23 +227,9 @@ def _record(op: Any, inputs: Sequence[Any], outputs: Any) -> None:
         op._name_class()
     op.next_functions = tuple(edges)
     op._input_meta = tuple(meta)
-    if type(outputs) is tuple:
-        # As torch: only the differentiable (floating) outputs are the node's outputs, so
-        # ``max(dim)``'s node takes one gradient, its indices none.
-        output_nr = 0
-        for output in outputs:
-            if output._data.dtype.kind in "fc":
-                output._grad_fn = op
-                output._output_nr = output_nr
-                output_nr += 1
-        op._num_outputs = output_nr
-        outs = outputs
-    else:
-        if outputs._data.dtype.kind in "fc":
-            outputs._grad_fn = op
-        outs = (outputs,)
+    history.set_outputs(op, outputs)
     if op.saves:
-        op._saved = _save(op, inputs, outs)
+        op._saved = _save(op, inputs, outputs if type(outputs) is tuple else (outputs,))
     if anomaly.state.enabled:
         anomaly.record_creation(op)
 

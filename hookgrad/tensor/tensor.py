@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hookgrad import grad_mode
+from hookgrad.graph import history
 from hookgrad.graph.accumulate import AccumulateGrad, CopyBackwards
+from hookgrad.graph.history import CreationMeta
 from hookgrad.graph.node import Node
 from hookgrad.graph.version import VersionCounter
 from hookgrad.hooks import HookDict, RemovableHandle, add_hook
@@ -58,17 +60,6 @@ DETACH_VIEW_MESSAGE = (
     "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
     "torch/optim/optimizer.py as the solution."
 )
-
-
-class CreationMeta:
-    """How a view was made (torch's ``CreationMeta``). Only a ``DEFAULT`` view may be
-    modified in place while autograd tracks it, or have its ``grad_fn`` regenerated after
-    its base changed."""
-
-    DEFAULT = 0
-    NO_GRAD_MODE = 1  # made under no_grad
-    MULTI_OUTPUT_NODE = 2  # one of several views made by one op (split, unbind, chunk)
-    INFERENCE_MODE = 3  # made in inference mode from a normal tensor
 
 
 class Tensor(AttachedMethods):
@@ -197,7 +188,7 @@ class Tensor(AttachedMethods):
 
     @grad_fn.setter
     def grad_fn(self, node: Node | None) -> None:
-        self._grad_fn = node
+        raise AttributeError("attribute 'grad_fn' of 'Tensor' objects is not writable")
 
     @property
     def requires_grad(self) -> bool:
@@ -248,7 +239,7 @@ class Tensor(AttachedMethods):
                     "Setting requires_grad=True on inference tensor outside InferenceMode "
                     "is not allowed."
                 )
-        self._requires_grad = bool(value)
+        history.set_requires_grad(self, bool(value))
 
     @property
     def is_leaf(self) -> bool:
@@ -292,7 +283,8 @@ class Tensor(AttachedMethods):
         """The same data, detached from the graph and from the version counter: in-place
         changes through ``.data`` are not seen by autograd's checks (as in torch)."""
         out = Tensor._make(self._data)
-        out._is_inference = self._is_inference
+        if self._is_inference:
+            history.mark_inference(out)
         return out
 
     @data.setter
@@ -305,9 +297,9 @@ class Tensor(AttachedMethods):
 
     def detach(self) -> Tensor:
         """A tensor sharing this data (and version counter) that does not require grad."""
-        out = Tensor._make(self._data)
-        out._is_inference = self._is_inference
-        out._version_counter = self._shared_version_counter()
+        out = history.share_version(Tensor._make(self._data), self)
+        if self._is_inference:
+            history.mark_inference(out)
         return out
 
     @property
@@ -318,16 +310,10 @@ class Tensor(AttachedMethods):
         counter = self._version_counter
         return 0 if counter is None else counter.value
 
-    def _shared_version_counter(self) -> VersionCounter:
-        """This tensor's version counter, created if needed, to share with an alias."""
-        if self._version_counter is None:
-            self._version_counter = VersionCounter()
-        return self._version_counter
-
     def _bump_version(self) -> None:
         """Record an in-place change of the data (inference tensors keep no count)."""
         if not self._is_inference:
-            self._shared_version_counter().value += 1
+            history.version_counter(self).value += 1
 
     def detach_(self) -> Tensor:
         """Detach ``self`` from the graph in place (not allowed on a view).
@@ -340,20 +326,13 @@ class Tensor(AttachedMethods):
         """
         if self._base is not None:
             raise RuntimeError(DETACH_VIEW_MESSAGE)
-        if self._grad_fn is not None:
-            self._detached_in_place = True
-        self._grad_fn = None
-        self._requires_grad = False
+        history.clear_history(self)
         return self
 
     def _as_output_of(self, node: Any, output_nr: int) -> Tensor:
         """This tensor aliased as output ``output_nr`` of ``node``: a tensor sharing its data
         and version counter, with ``node`` as its ``grad_fn`` (not a view)."""
-        out = Tensor._make(self._data)
-        out._grad_fn = node
-        out._output_nr = output_nr
-        out._version_counter = self._shared_version_counter()
-        return out
+        return history.alias_output(Tensor._make(self._data), self, node, output_nr)
 
     def _gradient_edge(self) -> tuple[Any, int]:
         """Where gradients for this tensor go: its grad_fn, or its leaf accumulator."""
@@ -367,7 +346,7 @@ class Tensor(AttachedMethods):
         node = ref() if ref is not None else None
         if node is None:
             node = AccumulateGrad(self)
-            self._accumulator_ref = weakref.ref(node)
+            history.set_accumulator(self, weakref.ref(node))
         return node
 
     def _accumulate_grad(self, grad: Tensor) -> None:
@@ -377,7 +356,7 @@ class Tensor(AttachedMethods):
             copy = Tensor._make(np.array(grad._data, copy=True))
             if grad_mode.is_grad_enabled() and grad.requires_grad:
                 # create_graph: ``.grad`` stays differentiable (a recorded copy).
-                copy.grad_fn = CopyBackwards(grad)
+                history.set_history(copy, CopyBackwards(grad))
             self._grad = copy
         elif grad_mode.is_grad_enabled():
             self._grad = current + grad
@@ -422,22 +401,6 @@ class Tensor(AttachedMethods):
             self._post_accumulate_grad_hooks = HookDict()
         return add_hook(self._post_accumulate_grad_hooks, hook)
 
-    def _rebase_history(self, node: Any, output_nr: int = 0) -> None:
-        """Make ``node`` this tensor's ``grad_fn`` (after an in-place op or ``mark_dirty``).
-
-        As in torch, hooks registered so far stay with the old node (they see the gradient
-        of the value before the change); later hooks bind to ``node``; ``retain_grad()``
-        moves to ``node``.
-        """
-        # NOTE: the stored node, not ``self.grad_fn``: a view would regenerate it first.
-        old, old_output_nr = self._grad_fn, self._output_nr
-        self._grad_fn = node
-        self._output_nr = output_nr
-        self._backward_hooks = None
-        if self._retains_grad and old is not None and old._retain_grad_hooks:
-            retain = old._retain_grad_hooks.pop(old_output_nr)
-            node._register_retain_grad(output_nr, retain)
-
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor during backward (no-op on leaves)."""
         if not self.requires_grad:
@@ -459,7 +422,7 @@ class Tensor(AttachedMethods):
                 tensor._grad = tensor._grad + grad
 
         node._register_retain_grad(self._output_nr, retain)
-        self._retains_grad = True
+        history.mark_retains_grad(self)
 
     # -- conversion to Python / NumPy -----------------------------------------------------
     def item(self) -> Any:
@@ -547,7 +510,7 @@ class Tensor(AttachedMethods):
             )
         new = type(self).__new__(type(self))
         new._data = self._data.copy()
-        new._requires_grad = self._requires_grad
+        history.set_requires_grad(new, self._requires_grad)
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = new

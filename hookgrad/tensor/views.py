@@ -22,13 +22,14 @@ from typing import Any
 import numpy as np
 
 from hookgrad import grad_mode
-from hookgrad.graph import anomaly
+from hookgrad.graph import anomaly, history
+from hookgrad.graph.history import CreationMeta
 from hookgrad.graph.saved import _forward_name
 from hookgrad.ops.indexing import Key
 from hookgrad.ops.inplace import AsStrided, CopySlices, has_internal_overlap
 from hookgrad.tensor import dispatch
 from hookgrad.tensor.functions.joining import stack
-from hookgrad.tensor.tensor import CreationMeta, Tensor
+from hookgrad.tensor.tensor import Tensor
 
 INFERENCE_INPLACE_MESSAGE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
@@ -111,7 +112,7 @@ def rebase_inplace(tensor: Any, node: Any, output_nr: int = 0) -> None:
     """
     base = tensor._base
     if base is None:
-        tensor._rebase_history(node, output_nr)
+        history.rebase_history(tensor, node, output_nr)
         return
     edge, meta = (None, 0), None
     if base.requires_grad:
@@ -119,7 +120,7 @@ def rebase_inplace(tensor: Any, node: Any, output_nr: int = 0) -> None:
     copy_slices = CopySlices(ViewGeometry(base._data, tensor._data), edge, meta, node)
     if anomaly.state.enabled:
         anomaly.record_creation(copy_slices)
-    base._rebase_history(copy_slices, 0)
+    history.rebase_history(base, copy_slices, 0)
     # NOTE: regenerated now, as torch does, even when reading an operand's grad_fn (the
     # view itself: ``v.copy_(v)``) already did so on the base's old history.
     refresh_grad_fn(tensor, tensor._grad_fn)
@@ -135,8 +136,7 @@ def refresh_grad_fn(view: Any, node: Any) -> Any:
         raise RuntimeError(view_error(view, node, True))
     op = AsStrided(ViewGeometry(base._data, view._data))
     dispatch.record(op, (base,), Tensor._make(view._data))
-    view._rebase_history(op, 0)
-    view._view_version = view._version_counter.value
+    history.refresh_view(view, op)
     return op
 
 

@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from hookgrad import grad_mode
-from hookgrad.graph import anomaly
+from hookgrad.graph import anomaly, history
 from hookgrad.graph.node import Node, next_sequence_nr
 from hookgrad.hooks import HookDict, RemovableHandle, call_hook, hook_name
 from hookgrad.tensor import Tensor
@@ -345,7 +345,7 @@ class BackwardHooks:
                         "place, and that input is a view: with backward hooks this is not "
                         "supported. Pass a clone() of the view instead."
                     )
-                tensor._rebase_history(alias._grad_fn, alias._output_nr)
+                history.rebase_history(tensor, alias._grad_fn, alias._output_nr)
                 tensor = tensor.__dict__.get("_module_input")  # type: ignore[assignment]
 
     def _grad_inputs_ready(self, grads: list[Any]) -> tuple[Any, ...]:

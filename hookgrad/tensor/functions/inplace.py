@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import grad_mode
+from hookgrad.graph import history
 from hookgrad.ops import arithmetic as arithmetic_ops
 from hookgrad.ops import inplace as ops
 from hookgrad.ops import table
@@ -132,13 +133,7 @@ def _stand_in(input: Any, copy: bool) -> Any:
     """A tensor for the old value of ``input``: same gradient edge, same memory (and
     version counter) or, with ``copy``, a copy of the values (a node may save it)."""
     source = Tensor._make(input._data.copy() if copy else input._data)
-    node = input.grad_fn
-    if node is not None:
-        source.grad_fn = node
-        source._output_nr = input._output_nr
-    if not copy:
-        source._version_counter = input._shared_version_counter()
-    return source
+    return history.stand_in(source, input, share_memory=not copy)
 
 
 def _before_write(input: Any, others: tuple[Any, ...]) -> tuple[Any, ...]:
