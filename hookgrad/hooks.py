@@ -50,7 +50,16 @@ class RemovableHandle:
 
 
 class HookDict(OrderedDict):
-    """An ordered ``{handle id: hook}`` dict that weak references can point to."""
+    """An ordered ``{handle id: hook}`` dict that weak references can point to.
+
+    ``kind`` says what its hooks are registered on (``tensor``, ``node_pre``,
+    ``module_forward`` ..., as ``trace_hooks`` names them), so that a hook that never
+    fired can be explained from its handle alone.
+    """
+
+    def __init__(self, kind: str = "") -> None:
+        super().__init__()
+        self.kind = kind
 
 
 def add_hook(hooks: HookDict, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:

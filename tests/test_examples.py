@@ -1,4 +1,5 @@
-"""The user stories in ``shared/examples`` print the same on hookgrad as on torch."""
+"""The user stories in ``tests/stories`` (the project's ``shared/examples``) print the same on
+hookgrad as on torch."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-EXAMPLES = REPO.parent / "shared" / "examples"
+EXAMPLES = REPO / "tests" / "stories"
 
 
 def run_example(name: str, library: str) -> str:
@@ -29,7 +30,6 @@ def run_example(name: str, library: str) -> str:
     return done.stdout
 
 
-@pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared/examples is not checked out")
 @pytest.mark.parametrize("name", ["tensor_hooks.py", "saved_tensor_hooks.py"])
 def test_example_prints_the_same_as_torch(torch: Any, name: str) -> None:
     expected = run_example(name, "torch")
@@ -60,7 +60,6 @@ def hookgrad_expectation(name: str, torch_output: str) -> str:
     return pattern + r"\n?"
 
 
-@pytest.mark.skipif(not EXAMPLES.is_dir(), reason="shared/examples is not checked out")
 @pytest.mark.parametrize("name", ["module_hooks_fc.py", "module_full_backward_hook.py"])
 def test_module_example_prints_torchs_values(torch: Any, name: str) -> None:
     expected = run_example(name, "torch")

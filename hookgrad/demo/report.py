@@ -7,8 +7,11 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html
+import os
 import shutil
 import subprocess
+import sys
+import sysconfig
 from typing import Any
 
 import numpy as np
@@ -165,7 +168,7 @@ def _render_svg(source: str) -> str | None:
     """The graph as inline SVG, drawn by Graphviz's ``dot`` or, failing that, by the
     ``graphviz-pure`` program the ``demo`` extra installs; None if neither is there."""
     for program in ("dot", "graphviz-pure"):
-        path = shutil.which(program)
+        path = shutil.which(program, path=_search_path())
         if path is None:
             continue
         # NOTE: Courier's wider metrics keep node labels inside their boxes when the
@@ -182,13 +185,16 @@ def _render_svg(source: str) -> str | None:
     return None
 
 
-def _hook_trace(trace: Any | None) -> str:
+def _search_path() -> str:
+    """PATH, after the folder where this Python's packages install their programs: a
+    virtual environment's ``bin`` is searched even when it was not activated
+    (``.venv/bin/python -m hookgrad.demo``)."""
+    folders = [sysconfig.get_path("scripts"), os.path.dirname(sys.executable)]
+    return os.pathsep.join([*folders, os.environ.get("PATH", "")])
+
+
+def _hook_trace(trace: Any) -> str:
     """The trace's records as a table, one row per hook firing."""
-    if trace is None:
-        return (
-            '<p class="missing">Not available yet: this hookgrad has no '
-            "<code>hookgrad.utils.trace_hooks</code>.</p>"
-        )
     rows = [dataclasses.asdict(record) for record in trace.records]
     if not rows:
         return '<p class="missing">No hook fired in the traced step.</p>'

@@ -28,13 +28,13 @@ class TrainingResult:
     epoch_accuracy: list[float]
     test_accuracy: float
     first_loss: Tensor
-    hook_trace: Any | None
+    hook_trace: Any
 
 
 def train(model: nn.Module, data: Dataset, epochs: int, lr: float, seed: int) -> TrainingResult:
     """Train ``model`` on ``data`` for ``epochs`` epochs (batches of 32, shuffled with
     ``seed``) and return the monitor's history, accuracies and the first step's graph and
-    hook trace (a ``HookTrace``; None where ``hookgrad.utils.trace_hooks`` is missing)."""
+    hook trace (a ``HookTrace``)."""
     from tqdm import tqdm
 
     rng = np.random.default_rng(seed)
@@ -97,6 +97,5 @@ def _step(
 
 
 def _tracer(model: nn.Module, active: bool) -> AbstractContextManager[Any]:
-    """``hookgrad.utils.trace_hooks(model)`` for the traced step, where it exists."""
-    trace_hooks = getattr(utils, "trace_hooks", None)
-    return trace_hooks(model) if active and trace_hooks is not None else nullcontext()
+    """``hookgrad.utils.trace_hooks(model)`` for the traced step."""
+    return utils.trace_hooks(model) if active else nullcontext()

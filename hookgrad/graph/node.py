@@ -93,7 +93,7 @@ class Node:
             y.grad_fn.register_hook(lambda gi, go: print(gi))
         """
         if self._post_hooks is None:
-            self._post_hooks = HookDict()
+            self._post_hooks = HookDict("node_post")
         return add_hook(self._post_hooks, fn)
 
     def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
@@ -104,7 +104,7 @@ class Node:
             y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
         """
         if self._pre_hooks is None:
-            self._pre_hooks = HookDict()
+            self._pre_hooks = HookDict("node_pre")
         return add_hook(self._pre_hooks, fn)
 
     def _register_tensor_hooks(self, output_nr: int, hooks: HookDict) -> None:

@@ -377,7 +377,7 @@ class Tensor(AttachedMethods):
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._backward_hooks is None:
-            self._backward_hooks = HookDict()
+            self._backward_hooks = HookDict("tensor")
             if self.grad_fn is not None:
                 self.grad_fn._register_tensor_hooks(self._output_nr, self._backward_hooks)
             else:
@@ -398,7 +398,7 @@ class Tensor(AttachedMethods):
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
             )
         if self._post_accumulate_grad_hooks is None:
-            self._post_accumulate_grad_hooks = HookDict()
+            self._post_accumulate_grad_hooks = HookDict("post_accumulate")
         return add_hook(self._post_accumulate_grad_hooks, hook)
 
     def retain_grad(self) -> None:

@@ -226,13 +226,14 @@ class HookTrace:
         entry = self._graph_dicts.get(id(hook_dict)) if hook_dict is not None else None
         if entry is not None:
             return self._node_reason(entry)
+        kind = getattr(hook_dict, "kind", "")
+        if kind.startswith("global_"):
+            return _GLOBAL_REASONS[kind]
+        if kind.startswith(("module", "param")):
+            return _unknown_module_reason(kind)
         if not self._passes:
             return "not fired: no backward pass ran inside the trace"
-        return (
-            "tensor not in the graph: no backward pass in the trace reached the tensor or "
-            "node it belongs to (the output does not depend on it, it was detached, or "
-            "requires_grad was off when it was used)"
-        )
+        return _UNREACHED.get(kind, _UNREACHED["tensor"])
 
     def unfired(self) -> list[UnfiredHook]:
         """Every hook on the model's modules (when ``model`` was given) and on the nodes
@@ -317,6 +318,57 @@ class HookTrace:
 
     def __repr__(self) -> str:
         return f"<HookTrace: {len(self.records)} records>"
+
+
+# Why a hook on a tensor or node that no backward pass of the trace walked did not fire.
+_UNREACHED = {
+    "tensor": (
+        "tensor not in the graph: no backward pass in the trace reached the tensor it is "
+        "registered on (the output does not depend on it, it was detached, or "
+        "requires_grad was off when it was used)"
+    ),
+    "post_accumulate": (
+        "leaf not in the graph: no backward pass in the trace accumulated a gradient into "
+        "the leaf it is registered on (the output does not depend on it, or it was "
+        "detached)"
+    ),
+    "node_pre": (
+        "node not in the graph: no backward pass in the trace started from an output that "
+        "depends on the node it is registered on"
+    ),
+    "node_post": (
+        "node not in the graph: no backward pass in the trace started from an output that "
+        "depends on the node it is registered on"
+    ),
+}
+
+_GLOBAL_REASONS = {
+    "global_module_forward_pre": "not called: no module was called inside the trace",
+    "global_module_forward": "not called: no module was called inside the trace",
+    "global_module_backward_pre": (
+        "not executed: no backward pass in the trace went through the output of a module "
+        "called inside it"
+    ),
+    "global_module_backward": (
+        "not executed: no backward pass in the trace went through the output of a module "
+        "called inside it"
+    ),
+}
+
+
+def _unknown_module_reason(kind: str) -> str:
+    """The reason for a module hook on a module the trace never saw (not under ``model``,
+    never called)."""
+    if kind in ("module_forward_pre", "module_forward"):
+        return (
+            "not called: the module it is registered on never ran inside the trace (calling "
+            "its forward(...) directly runs no module hooks)"
+        )
+    return (
+        "not executed: the module it is registered on never ran inside the trace, so no "
+        "backward pass went through its outputs (calling its forward(...) directly runs no "
+        "module hooks)"
+    )
 
 
 @contextmanager

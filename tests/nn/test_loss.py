@@ -177,12 +177,14 @@ def test_logits_loss_is_stable():
 
 
 def test_nll_mean_of_all_ignored_is_nan(torch):
-    x = hookgrad.zeros(2, 3, requires_grad=True)
-    out = HF.nll_loss(x, hookgrad.tensor([-100, -100]))
-    assert np.isnan(out.item())
-    out.backward()
-    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 3)))  # as torch: not nan
-    assert HF.nll_loss(x, hookgrad.tensor([-100, -100]), reduction="sum").item() == 0.0
+    for lib in (hookgrad, torch):
+        x = lib.zeros(2, 3, requires_grad=True)
+        nll_loss = lib.nn.functional.nll_loss
+        out = nll_loss(x, lib.tensor([-100, -100]))
+        assert np.isnan(out.item())
+        out.backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 3)))  # not nan
+        assert nll_loss(x, lib.tensor([-100, -100]), reduction="sum").item() == 0.0
 
 
 def _error(torch, name, x, t, **kwargs):
@@ -229,11 +231,13 @@ def test_errors_match_torch(torch, name, x, t, kwargs):
 
 
 def test_class_weight_errors(torch):
-    x, t = hookgrad.tensor(X), hookgrad.tensor(IDX)
-    with pytest.raises(RuntimeError, match="for all 3 classes or no classes"):
-        HF.cross_entropy(x, t, weight=hookgrad.ones(4, dtype=hookgrad.float64))
-    with pytest.raises(RuntimeError, match="expected scalar type Double but found Float"):
-        HF.nll_loss(x, t, weight=hookgrad.ones(3))
+    for lib in (hookgrad, torch):
+        x, t = lib.tensor(X), lib.tensor(IDX)
+        functional = lib.nn.functional
+        with pytest.raises(RuntimeError, match="for all 3 classes or no classes"):
+            functional.cross_entropy(x, t, weight=lib.ones(4, dtype=lib.float64))
+        with pytest.raises(RuntimeError, match="expected scalar type Double but found Float"):
+            functional.nll_loss(x, t, weight=lib.ones(3))
 
 
 @pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])

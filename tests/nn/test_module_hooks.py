@@ -118,12 +118,14 @@ def test_nested_modules_event_log(torch: Any) -> None:
 
 
 def test_forward_hook_sees_input_aliases_named_like_torch(torch: Any) -> None:
-    model = mlp(hookgrad)
-    names = []
-    model[0].register_forward_hook(lambda m, a, o: names.append(a[0].grad_fn.name()))
-    model[0].register_full_backward_hook(lambda m, gi, go: None)
-    model(hookgrad.tensor(X, requires_grad=True))
-    assert names == ["BackwardHookFunctionBackward"]
+    names: dict[Any, list[str]] = {hookgrad: [], torch: []}
+    for lib in (hookgrad, torch):
+        model = mlp(lib)
+        log = names[lib]
+        model[0].register_forward_hook(lambda m, a, o, log=log: log.append(a[0].grad_fn.name()))
+        model[0].register_full_backward_hook(lambda m, gi, go: None)
+        model(lib.tensor(X, requires_grad=True))
+    assert names[hookgrad] == names[torch] == ["BackwardHookFunctionBackward"]
 
 
 def test_prepend_and_replacement(torch: Any) -> None:

@@ -45,12 +45,13 @@ def test_clip_grad_norm_matches_torch(torch, dtype, norm_type, max_norm):
 
 
 def test_clip_grad_norm_of_one_tensor_and_of_none(torch):
-    p = hookgrad.nn.Parameter(hookgrad.ones(4))
-    p.grad = hookgrad.full((4,), 3.0)
-    assert clip_grad_norm_(p, 1.0).item() == pytest.approx(6.0)
-    np.testing.assert_allclose(p.grad.numpy(), 0.5, rtol=1e-5)
-    empty = clip_grad_norm_([hookgrad.nn.Parameter(hookgrad.ones(1))], 1.0)
-    assert empty.item() == 0.0
+    for lib in (hookgrad, torch):
+        p = lib.nn.Parameter(lib.ones(4))
+        p.grad = lib.full((4,), 3.0)
+        assert lib.nn.utils.clip_grad_norm_(p, 1.0).item() == pytest.approx(6.0)
+        np.testing.assert_allclose(p.grad.numpy(), 0.5, rtol=1e-5)
+        empty = lib.nn.utils.clip_grad_norm_([lib.nn.Parameter(lib.ones(1))], 1.0)
+        assert empty.item() == 0.0
 
 
 def test_clip_grad_norm_nonfinite(torch):

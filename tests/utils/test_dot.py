@@ -13,8 +13,6 @@ import pytest
 import hookgrad
 from hookgrad.utils import make_dot
 
-pytest.importorskip("graphviz")
-
 _NODE = re.compile(r'^\t"?(\w+)"? \[label=("[^"]*"|\S+)([^\]]*)\]$', re.M)
 _EDGE = re.compile(r'^\t"?(\w+)"? -> "?(\w+)"?(?: \[([^\]]*)\])?$', re.M)
 _ATTR = re.compile(r'(\w+)=("[^"]*"|\S+)')

@@ -256,3 +256,46 @@ def test_no_backward_and_hook_errors():
         y.sum().backward()
     assert hooks._tracers == []
     assert hooks.call_hook("tensor", None, lambda v: v + 1, 1) == 2
+
+
+def test_explain_names_the_real_reason_for_every_kind_without_a_model():
+    """Hooks on things the trace never saw (no ``model=``): each kind gets its own reason,
+    not the tensor's."""
+    from hookgrad.nn.modules import module as module_hooks
+
+    idle = nn.Linear(2, 2)  # never called
+    handles = {
+        "module_forward_pre": idle.register_forward_pre_hook(lambda m, a: None),
+        "module_forward": idle.register_forward_hook(lambda m, a, o: None),
+        "module_backward_pre": idle.register_full_backward_pre_hook(lambda m, g: None),
+        "module_backward": idle.register_full_backward_hook(lambda m, gi, go: None),
+        "param_grad": idle.register_parameter_grad_hook(lambda m, grads: None),
+    }
+    unused_leaf = hookgrad.ones(2, requires_grad=True)
+    handles["post_accumulate"] = unused_leaf.register_post_accumulate_grad_hook(lambda p: None)
+    other = unused_leaf * 2
+    handles["node_post"] = other.grad_fn.register_hook(lambda gi, go: None)
+    handles["node_pre"] = other.grad_fn.register_prehook(lambda go: None)
+    handles["tensor"] = other.register_hook(lambda g: None)
+    x = hookgrad.ones(2, requires_grad=True)
+    with trace_hooks() as trace:
+        (x * 3).sum().backward()
+    reasons = {kind: trace.explain(handle) for kind, handle in handles.items()}
+    for handle in handles.values():
+        handle.remove()
+    assert reasons["module_forward_pre"].startswith("not called: the module it is registered")
+    assert reasons["module_forward"] == reasons["module_forward_pre"]
+    for kind in ("module_backward_pre", "module_backward", "param_grad"):
+        assert reasons[kind].startswith("not executed: the module it is registered on never ran")
+    assert reasons["post_accumulate"].startswith("leaf not in the graph")
+    assert reasons["node_post"].startswith("node not in the graph")
+    assert reasons["node_pre"] == reasons["node_post"]
+    assert reasons["tensor"].startswith("tensor not in the graph")
+    assert len(set(reasons.values())) == 5
+    global_handle = module_hooks.register_module_forward_hook(lambda m, a, o: None)
+    try:
+        with trace_hooks() as trace:
+            (x * 3).sum().backward()
+        assert trace.explain(global_handle) == "not called: no module was called inside the trace"
+    finally:
+        global_handle.remove()

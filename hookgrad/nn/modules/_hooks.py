@@ -42,12 +42,12 @@ from hookgrad.tensor.views import LEAF_INPLACE_MESSAGE
 
 # -------------------------------------------------------------------- global registries
 
-global_forward_pre_hooks = HookDict()
-global_forward_hooks = HookDict()
-global_forward_hooks_with_kwargs = HookDict()
-global_forward_hooks_always_called = HookDict()
-global_backward_pre_hooks = HookDict()
-global_backward_hooks = HookDict()
+global_forward_pre_hooks = HookDict("global_module_forward_pre")
+global_forward_hooks = HookDict("global_module_forward")
+global_forward_hooks_with_kwargs = HookDict("global_module_forward")
+global_forward_hooks_always_called = HookDict("global_module_forward")
+global_backward_pre_hooks = HookDict("global_module_backward_pre")
+global_backward_hooks = HookDict("global_module_backward")
 
 
 def any_global_hooks() -> bool:
@@ -401,7 +401,7 @@ class BackwardHooks:
         # NOTE: first among the node's pre-hooks: a module wrapping this one (same output
         # node, registered later) sees grad_output first, as with torch's nested wrappers.
         if node._pre_hooks is None:
-            node._pre_hooks = HookDict()
+            node._pre_hooks = HookDict("node_pre")
         add_hook(node._pre_hooks, self._grad_outputs_ready, prepend=True)
         return result
 

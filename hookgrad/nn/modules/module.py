@@ -103,14 +103,14 @@ class Module:
             "_buffers": OrderedDict(),
             "_non_persistent_buffers_set": set(),
             "_modules": OrderedDict(),
-            "_forward_pre_hooks": HookDict(),
-            "_forward_pre_hooks_with_kwargs": HookDict(),
-            "_forward_hooks": HookDict(),
-            "_forward_hooks_with_kwargs": HookDict(),
-            "_forward_hooks_always_called": HookDict(),
-            "_backward_pre_hooks": HookDict(),
-            "_backward_hooks": HookDict(),
-            "_parameter_grad_hooks": HookDict(),
+            "_forward_pre_hooks": HookDict("module_forward_pre"),
+            "_forward_pre_hooks_with_kwargs": HookDict("module_forward_pre"),
+            "_forward_hooks": HookDict("module_forward"),
+            "_forward_hooks_with_kwargs": HookDict("module_forward"),
+            "_forward_hooks_always_called": HookDict("module_forward"),
+            "_backward_pre_hooks": HookDict("module_backward_pre"),
+            "_backward_hooks": HookDict("module_backward"),
+            "_parameter_grad_hooks": HookDict("param_grad"),
         }
         self.__dict__.update(state)
 
