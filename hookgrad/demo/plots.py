@@ -24,6 +24,15 @@ def training(history: Sequence[dict[str, Any]], epoch_accuracy: Sequence[float])
     return _png(figure)
 
 
+def losses(history: Sequence[dict[str, Any]]) -> bytes:
+    """The loss of each recorded step (steps without a loss are left out)."""
+    figure, (axes,) = _figure(1, 1, (10, 3.2))
+    points = [(record["step"], record["loss"]) for record in history if record["loss"]]
+    axes.plot([step for step, _ in points], [loss for _, loss in points], linewidth=0.8)
+    axes.set(title="training loss", xlabel="step", yscale="log")
+    return _png(figure)
+
+
 def gradient_norms(history: Sequence[dict[str, Any]]) -> bytes:
     """Each parameter's gradient norm, each layer's output-gradient norm and each
     parameter's update ratio over the steps (log scales)."""

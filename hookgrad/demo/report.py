@@ -1,24 +1,17 @@
-"""The report: one self-contained ``index.html`` (PNG figures embedded as base64, the
+"""The demo's report: one self-contained ``index.html`` (PNG figures embedded as base64, the
 autograd graph as inline SVG where Graphviz's ``dot`` program exists, else as DOT text)
-with a section per view of the training run."""
+with a section per view of the training run; the generic parts are in ``page``."""
 
 from __future__ import annotations
 
-import base64
-import dataclasses
 import html
-import os
-import shutil
-import subprocess
-import sys
-import sysconfig
 from typing import Any
 
 import numpy as np
 
 import hookgrad
 from hookgrad import nn, utils
-from hookgrad.demo import plots
+from hookgrad.demo import page, plots
 from hookgrad.demo.data import Dataset
 from hookgrad.demo.train import TrainingResult
 
@@ -71,19 +64,6 @@ SECTIONS = [
     ),
 ]
 
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px;
-       padding: 0 1em; color: #222; }
-section { margin-bottom: 2.5em; }
-img, svg { max-width: 100%; height: auto; display: block; }
-pre { background: #f6f6f6; padding: 1em; overflow: auto; max-height: 40em;
-      font-size: 12px; }
-table { border-collapse: collapse; }
-td, th { border: 1px solid #ccc; padding: 0.3em 0.8em; text-align: left; }
-table.trace { font-size: 12px; font-family: monospace; }
-.missing { border-left: 4px solid #e0a000; padding-left: 1em; }
-"""
-
 
 def build_report(
     model: nn.Module, data: Dataset, result: TrainingResult, settings: dict[str, Any]
@@ -93,24 +73,16 @@ def build_report(
     relu_names = [name for name, module in model.named_modules() if isinstance(module, nn.ReLU)]
     bodies = {
         "summary": _summary(model, data, result, settings),
-        "training": _img(plots.training(result.history, result.epoch_accuracy), "training"),
-        "gradients": _img(plots.gradient_norms(result.history), "gradient norms"),
-        "activations": _img(plots.activation_stats(result.history), "activation statistics"),
-        "dead-relus": _img(plots.dead_relus(result.history, relu_names), "dead ReLUs"),
+        "training": page.img(plots.training(result.history, result.epoch_accuracy), "training"),
+        "gradients": page.img(plots.gradient_norms(result.history), "gradient norms"),
+        "activations": page.img(plots.activation_stats(result.history), "activation statistics"),
+        "dead-relus": page.img(plots.dead_relus(result.history, relu_names), "dead ReLUs"),
         "attribution": _attribution(model, data),
-        "graph": _graph(model, result),
-        "hook-trace": _hook_trace(result.hook_trace),
+        "graph": page.graph(result.first_loss, dict(model.named_parameters())),
+        "hook-trace": page.hook_trace(result.hook_trace),
     }
-    sections = "\n".join(
-        f'<section id="{key}">\n<h2>{title}</h2>\n<p>{html.escape(about)}</p>\n'
-        f"{bodies[key]}\n</section>"
-        for key, title, about in SECTIONS
-    )
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>hookgrad report</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        f"<h1>hookgrad gradient inspector</h1>\n{sections}\n</body>\n</html>\n"
-    )
+    sections = [(key, title, about, bodies[key]) for key, title, about in SECTIONS]
+    return page.page("hookgrad gradient inspector", sections)
 
 
 def _summary(
@@ -142,7 +114,7 @@ def _attribution(model: nn.Module, data: Dataset) -> str:
         "Grad-CAM": utils.grad_cam(model, model.conv2, images, target=predicted),
     }
     png = plots.attribution_grid(images[:, 0], data.y_test[picks], predicted, maps)
-    return _img(png, "attribution maps")
+    return page.img(png, "attribution maps")
 
 
 def _one_per_class(labels: np.ndarray, count: int) -> np.ndarray:
@@ -150,76 +122,3 @@ def _one_per_class(labels: np.ndarray, count: int) -> np.ndarray:
     _, first = np.unique(labels, return_index=True)
     rest = np.setdiff1d(np.arange(len(labels)), first)
     return np.concatenate([np.sort(first), rest])[:count]
-
-
-def _graph(model: nn.Module, result: TrainingResult) -> str:
-    dot = utils.make_dot(result.first_loss, params=dict(model.named_parameters()))
-    svg = _render_svg(dot.source)
-    if svg is not None:
-        return svg
-    return (
-        "<p>Graphviz's <code>dot</code> program is not installed, so here is the graph's "
-        "DOT source (paste it into any Graphviz viewer):</p>\n"
-        f'<pre class="dot">{html.escape(dot.source)}</pre>'
-    )
-
-
-def _render_svg(source: str) -> str | None:
-    """The graph as inline SVG, drawn by Graphviz's ``dot`` or, failing that, by the
-    ``graphviz-pure`` program the ``demo`` extra installs; None if neither is there."""
-    for program in ("dot", "graphviz-pure"):
-        path = shutil.which(program, path=_search_path())
-        if path is None:
-            continue
-        # NOTE: Courier's wider metrics keep node labels inside their boxes when the
-        # browser draws the SVG with its own monospace font.
-        done = subprocess.run(
-            [path, "-Tsvg", "-Nfontname=Courier"],
-            input=source.encode(),
-            capture_output=True,
-            timeout=60,
-        )
-        if done.returncode == 0 and b"<svg" in done.stdout:
-            svg = done.stdout.decode("utf-8")
-            return svg[svg.index("<svg") :]
-    return None
-
-
-def _search_path() -> str:
-    """PATH, after the folder where this Python's packages install their programs: a
-    virtual environment's ``bin`` is searched even when it was not activated
-    (``.venv/bin/python -m hookgrad.demo``)."""
-    folders = [sysconfig.get_path("scripts"), os.path.dirname(sys.executable)]
-    return os.pathsep.join([*folders, os.environ.get("PATH", "")])
-
-
-def _hook_trace(trace: Any) -> str:
-    """The trace's records as a table, one row per hook firing."""
-    rows = [dataclasses.asdict(record) for record in trace.records]
-    if not rows:
-        return '<p class="missing">No hook fired in the traced step.</p>'
-    head = "".join(f"<th>{html.escape(column)}</th>" for column in rows[0])
-    body = "".join(
-        "<tr>"
-        + "".join(f"<td>{html.escape(_cell(value))}</td>" for value in row.values())
-        + "</tr>"
-        for row in rows
-    )
-    return f'<table class="trace"><tr>{head}</tr>{body}</table>'
-
-
-def _cell(value: Any) -> str:
-    """A trace value as text: shapes as ``(2, 3)``, lists of them comma-separated, dicts
-    of them as ``weight (2, 3), bias (2)``."""
-    if isinstance(value, dict):
-        return ", ".join(f"{key} {_cell(item)}" for key, item in value.items())
-    if isinstance(value, list | tuple):
-        if all(isinstance(item, int) for item in value):
-            return "(" + ", ".join(map(str, value)) + ")"
-        return ", ".join(_cell(item) for item in value)
-    return "-" if value is None else str(value)
-
-
-def _img(png: bytes, alt: str) -> str:
-    encoded = base64.b64encode(png).decode("ascii")
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{encoded}">'

@@ -22,7 +22,17 @@ from hookgrad.grad_mode import enable_grad
 from hookgrad.hooks import HookDict, RemovableHandle, add_hook
 from hookgrad.tensor import Tensor
 
-__all__ = ["Optimizer", "required"]
+__all__ = [
+    "Optimizer",
+    "register_optimizer_step_post_hook",
+    "register_optimizer_step_pre_hook",
+    "required",
+]
+
+# Hooks of every optimizer: global pre-hooks run before an optimizer's own, global
+# post-hooks after them (torch's order).
+_global_pre_hooks = HookDict("optimizer_step_pre")
+_global_post_hooks = HookDict("optimizer_step_post")
 
 
 class _Required:
@@ -41,10 +51,29 @@ def _typename(value: Any) -> str:
     return type(value).__name__
 
 
+def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register ``hook(optimizer, args, kwargs)`` to run before the ``step`` of every
+    optimizer, before its own pre-hooks; it may return ``(new_args, new_kwargs)``.
+
+    Example: ``register_optimizer_step_pre_hook(lambda opt, a, kw: print(type(opt)))``.
+    """
+    return add_hook(_global_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register ``hook(optimizer, args, kwargs)`` to run after the ``step`` of every
+    optimizer, after its own post-hooks.
+
+    Example: ``register_optimizer_step_post_hook(lambda opt, a, kw: steps.append(opt))``.
+    """
+    return add_hook(_global_post_hooks, hook)
+
+
 def _run_step_with_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(step)
     def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
-        for hook in list(self._optimizer_step_pre_hooks.values()):
+        pre_hooks = [*_global_pre_hooks.values(), *self._optimizer_step_pre_hooks.values()]
+        for hook in pre_hooks:
             result = hook(self, args, kwargs)
             if result is not None:
                 if not (isinstance(result, tuple) and len(result) == 2):
@@ -54,7 +83,7 @@ def _run_step_with_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
                     )
                 args, kwargs = result
         out = step(self, *args, **kwargs)
-        for hook in list(self._optimizer_step_post_hooks.values()):
+        for hook in [*self._optimizer_step_post_hooks.values(), *_global_post_hooks.values()]:
             hook(self, args, kwargs)
         return out
 
@@ -80,8 +109,8 @@ class Optimizer:
         self.defaults = defaults
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
-        self._optimizer_step_pre_hooks = HookDict()
-        self._optimizer_step_post_hooks = HookDict()
+        self._optimizer_step_pre_hooks = HookDict("optimizer_step_pre")
+        self._optimizer_step_post_hooks = HookDict("optimizer_step_post")
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "

@@ -165,6 +165,11 @@ class GradientMonitor:
         self._reset_step()
         return record
 
+    @property
+    def pending(self) -> bool:
+        """True when gradients reached the model since the last :meth:`step`."""
+        return bool(self._grad_sums or self._output_grad_squares)
+
     def series(self, kind: str, name: str, stat: str = "mean") -> list[float]:
         """One statistic over all recorded steps, ``nan`` where a step lacks it.
 

@@ -210,3 +210,27 @@ def test_step_pre_hook_may_replace_arguments():
     opt.step()
     assert seen == [True]
     assert w.item() == pytest.approx(0.8)
+
+
+def test_global_step_hooks_run_around_the_optimizers_own_in_torchs_order(torch):
+    logs = []
+    import importlib
+
+    for lib in (hookgrad, torch):
+        log = []
+        module = importlib.import_module(f"{lib.__name__}.optim.optimizer")
+        p = lib.nn.Parameter(lib.ones(2))
+        opt = lib.optim.SGD([p], lr=0.1)
+        handles = [
+            module.register_optimizer_step_pre_hook(lambda o, a, k: log.append("global pre")),
+            module.register_optimizer_step_post_hook(lambda o, a, k: log.append("global post")),
+            opt.register_step_pre_hook(lambda o, a, k: log.append("own pre")),
+            opt.register_step_post_hook(lambda o, a, k: log.append("own post")),
+        ]
+        p.grad = lib.ones(2)
+        opt.step()
+        for handle in handles:
+            handle.remove()
+        opt.step()
+        logs.append(log)
+    assert logs[0] == logs[1] == ["global pre", "own pre", "own post", "global post"]
