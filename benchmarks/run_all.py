@@ -3,6 +3,7 @@
 from benchmarks import (
     checkpoint_memory,
     cnn_step,
+    dataloader,
     hook_overhead,
     long_chain,
     mlp_step,
@@ -16,3 +17,4 @@ if __name__ == "__main__":
     cnn_step.main()
     hook_overhead.main()
     checkpoint_memory.main()
+    dataloader.main()

@@ -12,12 +12,38 @@ Use it as a drop-in for PyTorch's tensor and autograd API::
 
 # ruff: noqa: F401  (this module re-exports the public API)
 
-from hookgrad import autograd, nn, optim, utils
+from hookgrad import (
+    accelerator,
+    amp,
+    autograd,
+    backends,
+    cpu,
+    cuda,
+    mps,
+    nn,
+    optim,
+    serialization,
+    utils,
+    version,
+)
+from hookgrad.amp.autocast_mode import autocast, get_autocast_dtype, is_autocast_enabled
 from hookgrad.autograd.anomaly_mode import (
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
     set_anomaly_enabled,
 )
+from hookgrad.backends._settings import (
+    are_deterministic_algorithms_enabled,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
+from hookgrad.compiler import compile  # noqa: A004 (torch's name)
 from hookgrad.grad_mode import (
     enable_grad,
     inference_mode,
@@ -27,6 +53,7 @@ from hookgrad.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from hookgrad.serialization import load, save
 from hookgrad.tensor import random
 from hookgrad.tensor.creation import (
     arange,
@@ -48,7 +75,7 @@ from hookgrad.tensor.creation import (
     zeros,
     zeros_like,
 )
-from hookgrad.tensor.device import device
+from hookgrad.tensor.device import device, get_default_device, set_default_device
 from hookgrad.tensor.dtypes import bool_ as bool  # noqa: A001 (torch's name)
 from hookgrad.tensor.dtypes import (
     complex64,
@@ -77,6 +104,7 @@ from hookgrad.tensor.functions.inplace import *  # noqa: F403
 from hookgrad.tensor.functions.joining import *  # noqa: F403
 from hookgrad.tensor.functions.linalg import *  # noqa: F403
 from hookgrad.tensor.functions.reduction import *  # noqa: F403
+from hookgrad.tensor.functions.sampling import *  # noqa: F403
 from hookgrad.tensor.functions.shape import *  # noqa: F403
 from hookgrad.tensor.functions.unary import *  # noqa: F403
 from hookgrad.tensor.layout import (
@@ -86,6 +114,7 @@ from hookgrad.tensor.layout import (
     memory_format,
     preserve_format,
 )
+from hookgrad.tensor.legacy import CPU_TYPES, set_default_tensor_type
 from hookgrad.tensor.random import (
     Generator,
     default_generator,
@@ -102,7 +131,6 @@ from hookgrad.tensor.random import (
     seed,
     set_rng_state,
 )
-from hookgrad.tensor.serialization import load, save
 from hookgrad.tensor.size import Size
 from hookgrad.tensor.tensor import Tensor
 
@@ -114,4 +142,16 @@ int = int32  # noqa: A001
 cfloat = complex64
 cdouble = complex128
 
-__version__ = "0.1.0"
+# torch's legacy tensor types: FloatTensor, LongTensor ...
+BFloat16Tensor = CPU_TYPES["BFloat16Tensor"]
+BoolTensor = CPU_TYPES["BoolTensor"]
+ByteTensor = CPU_TYPES["ByteTensor"]
+CharTensor = CPU_TYPES["CharTensor"]
+DoubleTensor = CPU_TYPES["DoubleTensor"]
+FloatTensor = CPU_TYPES["FloatTensor"]
+HalfTensor = CPU_TYPES["HalfTensor"]
+IntTensor = CPU_TYPES["IntTensor"]
+LongTensor = CPU_TYPES["LongTensor"]
+ShortTensor = CPU_TYPES["ShortTensor"]
+
+__version__ = version.__version__

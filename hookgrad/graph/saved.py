@@ -159,6 +159,16 @@ def save_output(output: Any, output_nr: int) -> SavedTensor:
     return saved
 
 
+def reattach_outputs(node: Any, grad_fn: Any) -> None:
+    """After ``node``'s in-place op on a view moved the view onto ``grad_fn`` (regenerated
+    on its base's ``CopySlices``), the outputs ``node`` saved unpack as outputs of
+    ``grad_fn`` while it lives: torch's ``is_inplace_on_view`` saved variables."""
+    ref = weakref.ref(grad_fn)
+    for saved in getattr(node, "_saved", ()):
+        if saved._output_nr is not None:
+            saved._view_grad_fn = ref
+
+
 def save_constant(value: Any) -> SavedTensor:
     """Save a non-tensor value (a Python number), or None for a value an op does not
     need to save this time: no version, never packed. Every empty slot is one shared
@@ -187,6 +197,7 @@ class SavedTensor:
     _value: Any = None  # None once packed by hooks or freed
     _saved_version = 0
     _output_nr: int | None = None  # an output of the saving node: its index
+    _view_grad_fn: Any = None  # see ``reattach_outputs``: a weak reference
     _freed = False
     # With hooks: the packed object, the unpack hook, and how to re-attach an input.
     _packed: Any = None
@@ -260,7 +271,14 @@ class SavedTensor:
             if value._detached_in_place and not detached_ok:
                 raise RuntimeError(DETACHED_MESSAGE)
             return value
-        return value._as_output_of(node, self._output_nr)
+        return value._as_output_of(self._owner(node), self._output_nr)
+
+    def _owner(self, node: Any) -> Any:
+        """The node a saved output unpacks as an output of: ``node``, the saving node,
+        unless ``reattach_outputs`` named another that still lives."""
+        ref = self._view_grad_fn
+        owner = ref() if ref is not None else None
+        return node if owner is None else owner
 
     def _unpack_special(self, node: Any) -> Any:
         """Unpack a freed value (an error) or one packed by hooks (as torch: no version
@@ -274,7 +292,7 @@ class SavedTensor:
                 f"type {type(data).__name__}"
             )
         if self._output_nr is not None:
-            out = data._as_output_of(node, self._output_nr)
+            out = data._as_output_of(self._owner(node), self._output_nr)
         elif self._grad_fn is not None:
             out = data._as_output_of(self._grad_fn, self._grad_fn_nr)
         else:
@@ -289,7 +307,7 @@ class SavedTensor:
         if self._output_nr is None:
             grad_fn, output_nr = value.grad_fn, 0
         else:
-            grad_fn, output_nr = node, self._output_nr
+            grad_fn, output_nr = self._owner(node), self._output_nr
         shape = ", ".join(str(n) for n in value._data.shape)
         where = ""
         if grad_fn is not None:

@@ -2,8 +2,10 @@
 Kaiming/He, orthogonal ...), with torch's fan and gain computations.
 
 Every initialiser fills its tensor in place under ``no_grad`` (so a parameter stays a leaf
-that requires grad) and returns it. Random numbers come from hookgrad's stream (or a given
-``Generator``): the same seed gives the same numbers in hookgrad, not torch's numbers.
+that requires grad) and returns it. Random numbers come from the default generator (or a
+given ``Generator``) and are drawn as torch draws them: after the same ``manual_seed`` an
+initialiser gives torch's values (``orthogonal_`` up to the last bits of the QR
+decomposition, which comes from a different LAPACK).
 
 Example::
 
@@ -32,6 +34,7 @@ __all__ = [
     "normal_",
     "ones_",
     "orthogonal_",
+    "sparse_",
     "trunc_normal_",
     "uniform_",
     "xavier_normal_",
@@ -119,8 +122,17 @@ def trunc_normal_(
     b: float = 2.0,
     generator: Any = None,
 ) -> Tensor:
-    """Fill ``tensor`` with samples of ``N(mean, std^2)`` restricted to ``[a, b]``
-    (drawn by inverting the normal CDF on the matching uniform interval)."""
+    """Fill ``tensor`` with samples of ``N(mean, std^2)`` restricted to ``[a, b]``.
+
+    As torch's: when ``[a, b]`` holds more than 30% of the mass, normal samples outside it
+    are redrawn (a whole new normal sample each round, kept where needed); otherwise
+    uniform samples on ``[a, b]`` are accepted with the normal density (rejection
+    sampling).
+
+    Example::
+
+        nn.init.trunc_normal_(w, std=0.02)
+    """
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
@@ -132,9 +144,53 @@ def trunc_normal_(
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     with hookgrad.no_grad():
-        low, high = cdf((a - mean) / std), cdf((b - mean) / std)
-        tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
-        return tensor.copy_((tensor.erfinv() * (std * math.sqrt(2.0)) + mean).clamp(a, b))
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            _redrawn_normal(tensor, mean, std, a, b, generator)
+        else:
+            _accepted_uniform(tensor, mean, std, a, b, generator)
+    return tensor
+
+
+def _redrawn_normal(
+    tensor: Tensor, mean: float, std: float, a: float, b: float, generator: Any
+) -> None:
+    low, high = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+    result = tensor.normal_(mean, std, generator=generator)
+    while True:
+        outside = (result < low) | (result > high)
+        if not outside.any():
+            break
+        redrawn = hookgrad.empty_like(result).normal_(mean, std, generator=generator)
+        result = hookgrad.where(outside, redrawn, result)
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def _accepted_uniform(
+    tensor: Tensor, mean: float, std: float, a: float, b: float, generator: Any
+) -> None:
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+    candidates = hookgrad.empty_like(tensor)
+    accept = hookgrad.empty_like(tensor)
+
+    def rejected() -> Tensor:
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        return accept.uniform_(generator=generator).log_().gt(candidates)
+
+    tensor.uniform_(a, b, generator=generator)
+    candidates.copy_(tensor)
+    pending = rejected()
+    if not pending.any():
+        return
+    result = tensor
+    while True:
+        candidates.uniform_(a, b, generator=generator)
+        result = hookgrad.where(pending, candidates, result)
+        pending = hookgrad.where(pending, rejected(), pending)
+        if not pending.any():
+            break
+    tensor.copy_(result)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -243,21 +299,46 @@ def kaiming_normal_(
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tensor:
     """Fill ``tensor`` (2-D or more; trailing dims flattened) with a random (semi-)
-    orthogonal matrix times ``gain``: the Q of the QR decomposition of a normal sample."""
+    orthogonal matrix times ``gain``: the Q of the QR decomposition of a normal sample,
+    its columns' signs fixed by R's diagonal.
+
+    The normal sample is torch's; the decomposition is NumPy's LAPACK in the tensor's
+    dtype, which may differ from torch's in the last bits.
+    """
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    sample = hookgrad.empty(rows, cols, dtype=tensor.dtype).normal_(generator=generator)
-    matrix = sample._data.astype(np.float64)
-    if rows < cols:
-        matrix = matrix.T
+    sample = hookgrad.empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
+    matrix = sample._data if rows >= cols else sample._data.T
     q, r = np.linalg.qr(matrix)
-    q *= np.sign(np.diag(r))  # makes the decomposition unique (uniform distribution)
+    q = q * np.sign(np.diag(r)).astype(q.dtype)
     if rows < cols:
         q = q.T
-    values = hookgrad.from_numpy(np.ascontiguousarray(q * gain).astype(tensor._data.dtype))
+    values = hookgrad.from_numpy(np.ascontiguousarray(q).astype(tensor._data.dtype))
     with hookgrad.no_grad():
-        return tensor.copy_(values.view(tensor.shape))
+        tensor.copy_(values.view(tensor.shape))
+        return tensor.mul_(gain)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """Fill the 2-D ``tensor`` with ``N(0, std^2)`` samples and zero
+    ``ceil(sparsity * rows)`` of each column (the first rows of a ``randperm``, drawn from
+    the default generator as torch draws them).
+
+    Example::
+
+        nn.init.sparse_(hookgrad.empty(5, 3), sparsity=0.4)
+    """
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros_per_column = math.ceil(sparsity * rows)
+    with hookgrad.no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for column in range(cols):
+            chosen = hookgrad.randperm(rows)[:zeros_per_column]
+            tensor[chosen, column] = 0
+    return tensor

@@ -23,12 +23,14 @@ Add = entry(
     lambda a, b, alpha: a + b if alpha == 1 else a + alpha * b,
     self="grad",
     other="maybe_multiply(grad, alpha.conj())",
+    elementwise=True,
 )
 Sub = entry(
     "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
     lambda a, b, alpha: a - b if alpha == 1 else a - alpha * b,
     self="grad",
     other="maybe_multiply(-grad, alpha.conj())",
+    elementwise=True,
 )
 # ``other - alpha * self`` with a Python-number ``other``.
 RSub = entry(
@@ -75,6 +77,7 @@ Mul = entry(
     np.multiply,
     self="grad * other.conj()",
     other="grad * self.conj()",
+    elementwise=True,
 )
 Div = entry(
     "div.Tensor(Tensor self, Tensor other) -> Tensor",
@@ -82,6 +85,7 @@ Div = entry(
     quiet=True,
     self="grad / other.conj()",
     other="-grad * ((self / other) / other).conj()",
+    elementwise=True,
 )
 
 
@@ -100,6 +104,7 @@ DivRounding = entry(
     quiet=True,
     self="zeros_like(grad)",
     other="zeros_like(grad)",
+    elementwise=True,
 )
 # ``self - floor(self / other) * other``; with a Python-number ``other`` it gets no edge.
 Remainder = entry(
@@ -109,6 +114,7 @@ Remainder = entry(
     quiet=True,
     self="grad",
     other="-grad * self.div(other, rounding_mode='floor')",
+    elementwise=True,
 )
 RemainderScalar = entry(
     "remainder.Scalar(Tensor self, Tensor other) -> Tensor",
@@ -123,12 +129,14 @@ Maximum = entry(
     np.maximum,
     self="where(self == other, grad / 2, grad).masked_fill(self < other, 0)",
     other="where(self == other, grad / 2, grad).masked_fill(self > other, 0)",
+    elementwise=True,
 )
 Minimum = entry(
     "minimum(Tensor self, Tensor other) -> Tensor",
     np.minimum,
     self="where(self == other, grad / 2, grad).masked_fill(self > other, 0)",
     other="where(self == other, grad / 2, grad).masked_fill(self < other, 0)",
+    elementwise=True,
 )
 
 # ---------------------------------------------------------------- pow
@@ -156,6 +164,7 @@ Pow = entry(
     " grad * (exponent * self.pow(exponent - 1)).conj())",
     exponent="grad * where((self == 0) & nonnegative_real(exponent), grad.new_zeros(()),"
     " (result * self.log()).conj())",
+    elementwise=True,
 )
 # ``base ** exponent`` with a Python-number base; d/db 0 ** b is 0 for real b >= 0 and
 # -inf * 0 ** b (= -inf) for b < 0.
@@ -176,4 +185,5 @@ Where = entry(
     np.where,
     self="where(condition, grad, 0)",
     other="where(condition, 0, grad)",
+    elementwise=True,
 )

@@ -17,9 +17,15 @@ class Op(Node):
     Class attributes a subclass sets:
         input_names: the names of the forward's inputs, in order (torch's names:
             ``self``, ``other``, ``mat2`` ...).
-        saves: which inputs (by name) or ``"result"`` the backward needs; the tensor
-            layer saves them as ``SavedTensor`` and ``unpack()`` returns them in order.
-            List them in torch's order: default pack hooks see them in this order.
+        saves: which inputs or outputs (by name) the backward needs; the tensor layer
+            saves them as ``SavedTensor`` and ``unpack()`` returns them in order. List
+            them in torch's order: default pack hooks see them in this order.
+        output_names: torch's names of the outputs of a forward that returns a tuple
+            (default ``result``, ``result1``, ``result2``; ``nll_loss`` names its second
+            output ``total_weight``); the first one is always ``result`` in ``saves``.
+        differentiable_outputs: for a forward that returns a tuple, how many leading
+            outputs are the node's outputs (torch's ``output_differentiability``; None:
+            every floating one). The others (batch norm's statistics) get no history.
         edge_inputs: the indices of the inputs that get an edge in ``next_functions``
             (None: every input; torch gives none to inputs without a derivative).
         saved_for: optional ``{name: (input names, ...)}``: save that value only when one
@@ -45,6 +51,8 @@ class Op(Node):
     # names them, and its backward still returns one gradient per input.
     non_differentiable: tuple[str, ...] = ()
     saves: tuple[str, ...] = ()
+    output_names: tuple[str, ...] = ("result", "result1", "result2")
+    differentiable_outputs: int | None = None
     # Non-tensor values a hand-written node shows as ``_saved_<name>`` (torch's names),
     # stored as instance attributes.
     saved_attributes: tuple[str, ...] = ()

@@ -1,14 +1,18 @@
 """Convolution ops: N-d convolution and transposed convolution (torch's one
-``ConvolutionBackward0`` node for both), with groups, stride, padding and dilation.
+``ConvolutionBackward0`` node for both), with groups, stride, padding and dilation, and
+their backward, ``convolution_backward`` (node ``ConvolutionBackwardBackward0``).
 
 Forward: im2col through a strided window view (``sliding_window_view``) and one batched
 matrix product per call (groups are a batch axis of that product). A transposed
 convolution multiplies first and then scatter-adds one strided slice per kernel position.
 
-Backward, written with these same ops so that ``create_graph=True`` works:
+Backward, with these same kernels:
     grad_input  = conv_transpose(grad, weight)       (of a convolution; and vice versa)
     grad_weight = conv(input with batch and channels swapped, grad as the kernel),
                   with stride and dilation exchanged.
+The backward is itself an op, as in torch, so a ``create_graph=True`` gradient records
+``ConvolutionBackwardBackward0``; its backward (torch's ``_convolution_double_backward``)
+is made of convolutions and convolution backwards on tensors.
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from hookgrad.ops.base import Op
+from hookgrad.ops.util import unrequested
+
+# ``(stride, padding, dilation, transposed, output_padding, groups)``: torch's arguments.
+ConvParams = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], bool, tuple[int, ...], int]
 
 # ---------------------------------------------------------------- array kernels
 
@@ -77,7 +85,9 @@ def _channels_first(out: np.ndarray) -> np.ndarray:
     # NOTE: a channel-last view would save this copy, but the elementwise ops that follow
     # (relu and its backward, mixing it with contiguous gradients) then run slower.
     out = np.moveaxis(out, -1, 2).swapaxes(0, 1)
-    return np.ascontiguousarray(out).reshape((out.shape[0], -1) + out.shape[3:])
+    return np.ascontiguousarray(out).reshape(
+        (out.shape[0], out.shape[1] * out.shape[2]) + out.shape[3:]
+    )
 
 
 def conv_forward(
@@ -101,12 +111,12 @@ def conv_forward(
         # Many small windows (a layer's forward): per sample, weight @ columns, whose
         # copy moves whole rows of the input and whose product is already (N, O, *out).
         cols = np.ascontiguousarray(win.transpose((0, 1, 2) + taps + spatial))
-        cols = cols.reshape(n, groups, cg * int(np.prod(kernel)), -1)
+        cols = cols.reshape(n, groups, cg * int(np.prod(kernel)), int(np.prod(out_size)))
         out = np.matmul(np.ascontiguousarray(w).reshape(groups, og, -1), cols)
         return out.reshape((n, groups * og) + out_size)
     # Few large windows (a weight gradient): one product with rows of windows.
     cols = win.transpose((1, 0) + spatial + (2,) + taps)
-    cols = cols.reshape(groups, -1, cg * int(np.prod(kernel)))
+    cols = cols.reshape(groups, n * int(np.prod(out_size)), cg * int(np.prod(kernel)))
     out = _batched_matmul(cols, w.reshape(groups, og, -1).transpose(0, 2, 1))
     return _channels_first(out.reshape((groups, n) + out_size + (og,)))
 
@@ -127,7 +137,8 @@ def conv_transpose_forward(
     in_size = x.shape[2:]
     cg, og = c // groups, w.shape[1]
     wt = w.reshape(groups, cg, -1).transpose(0, 2, 1)  # (groups, og * K, cg)
-    xm = x.reshape(n, groups, cg, -1).transpose(1, 2, 0, 3).reshape(groups, cg, -1)
+    size = int(np.prod(in_size))
+    xm = x.reshape(n, groups, cg, size).transpose(1, 2, 0, 3).reshape(groups, cg, n * size)
     cols = _batched_matmul(wt, xm)  # (groups, og * K, N * S)
     cols = cols.reshape((groups, og) + kernel + (n,) + in_size)
     full = tuple(
@@ -144,16 +155,60 @@ def conv_transpose_forward(
     return result.reshape((n, groups * og) + result.shape[3:])
 
 
-# ---------------------------------------------------------------- the op
+def conv_input_grad(
+    grad: np.ndarray, w: np.ndarray, input_size: Sequence[int], params: ConvParams
+) -> np.ndarray:
+    """The gradient of ``input`` (spatial size ``input_size``) of a (transposed)
+    convolution with ``w``, from the gradient of its output."""
+    stride, padding, dilation, transposed, _, groups = params
+    if transposed:
+        return conv_forward(grad, w, stride, padding, dilation, groups)
+    # The transposed convolution that undoes the forward's rounding: the rows the windows
+    # never reached come back as output padding.
+    output_padding = tuple(
+        size + 2 * p - ((o - 1) * s + d * (k - 1) + 1)
+        for size, p, o, s, d, k in zip(
+            input_size, padding, grad.shape[2:], stride, dilation, w.shape[2:]
+        )
+    )
+    return conv_transpose_forward(grad, w, stride, padding, output_padding, dilation, groups)
 
 
-class Convolution(Op):
-    """Convolution or transposed convolution of ``input`` with ``weight`` (+ ``bias``)."""
+def conv_weight_grad(
+    x: np.ndarray, grad: np.ndarray, kernel_size: Sequence[int], params: ConvParams
+) -> np.ndarray:
+    """The gradient of the weight (spatial size ``kernel_size``) of a (transposed)
+    convolution of ``x``, from the gradient of its output."""
+    stride, padding, dilation, transposed, _, groups = params
+    if transposed:
+        # ``convT(x, w)`` is the input gradient of ``conv(., w)``: the roles swap.
+        x, grad = grad, x
+    n, c = x.shape[:2]
+    o = grad.shape[1]
+    if n == 0:
+        return np.zeros((o, c // groups) + tuple(kernel_size), grad.dtype)
+    spatial, grad_spatial = tuple(x.shape[2:]), tuple(grad.shape[2:])
+    # A convolution of ``x`` (batch and channels swapped) with ``grad`` as the kernel, stride
+    # and dilation exchanged, cut to the kernel's size.
+    if groups == 1:
+        xt, gt = x.swapaxes(0, 1), grad.swapaxes(0, 1)
+    else:
+        rest = tuple(range(3, 3 + len(spatial)))
+        xt = x.reshape((n, groups, c // groups) + spatial).transpose((2, 1, 0) + rest)
+        xt = xt.reshape((c // groups, groups * n) + spatial)
+        gt = grad.reshape((n, groups, o // groups) + grad_spatial).transpose((1, 2, 0) + rest)
+        gt = gt.reshape((o, n) + grad_spatial)
+    result = conv_forward(xt, gt, dilation, padding, stride, groups)
+    if tuple(result.shape[2:]) != tuple(kernel_size):
+        result = result[(slice(None), slice(None)) + tuple(slice(k) for k in kernel_size)]
+    return np.ascontiguousarray(result.swapaxes(0, 1))
 
-    node_name = "ConvolutionBackward0"
-    input_names = ("input", "weight", "bias")
-    saves = ("input", "weight")
-    saved_for = {"input": ("weight",), "weight": ("input",)}
+
+# ---------------------------------------------------------------- the ops
+
+
+class _ConvolutionParams(Op):
+    """The arguments both convolution nodes show as ``_saved_<name>``."""
 
     def __init__(
         self,
@@ -171,9 +226,37 @@ class Convolution(Op):
         self.output_padding = output_padding
         self.groups = groups
 
+    @property
+    def params(self) -> ConvParams:
+        return (
+            self.stride,
+            self.padding,
+            self.dilation,
+            self.transposed,
+            self.output_padding,
+            self.groups,
+        )
+
+
+class Convolution(_ConvolutionParams):
+    """Convolution or transposed convolution of ``input`` with ``weight`` (+ ``bias``)."""
+
+    node_name = "ConvolutionBackward0"
+    input_names = ("input", "weight", "bias")
+    saves = ("input", "weight")
+    saved_attributes = (
+        "bias_sym_sizes_opt",
+        "dilation",
+        "groups",
+        "output_padding",
+        "padding",
+        "stride",
+        "transposed",
+    )
+
     def forward(self, x: Any, w: Any, b: Any) -> Any:
-        self.input_size = x.shape[2:]
-        self.kernel_size = w.shape[2:]
+        # torch shows the size of a missing bias as (0,).
+        self.bias_sym_sizes_opt = (0,) if b is None else b.shape
         if self.transposed:
             out = conv_transpose_forward(
                 x, w, self.stride, self.padding, self.output_padding, self.dilation, self.groups
@@ -186,74 +269,72 @@ class Convolution(Op):
 
     def backward(self, grad: Any) -> Any:
         x, w = self.unpack()
-        needs = self.needs_input_grad
-        grad_x = grad_w = grad_b = None
-        if self.transposed:
-            if needs[0]:
-                grad_x = convolution(
-                    grad,
-                    w,
-                    None,
-                    self.stride,
-                    self.padding,
-                    self.dilation,
-                    False,
-                    (0,) * len(self.stride),
-                    self.groups,
-                )
-            if needs[1]:
-                grad_w = _weight_grad(grad, x, self)
+        mask = self.needs_input_grad
+        grads = grad._apply_op(ConvolutionBackward(*self.params, output_mask=mask), x, w)
+        return tuple([g if needed else None for g, needed in zip(grads, mask)])
+
+
+class ConvolutionBackward(_ConvolutionParams):
+    """torch's ``convolution_backward``: the gradients of a convolution's input, weight
+    and bias from ``grad_output`` (only those in ``output_mask``; zeros stand for the
+    others)."""
+
+    node_name = "ConvolutionBackwardBackward0"
+    input_names = ("grad_output", "input", "weight")
+    saves = ("grad_output", "input", "weight")
+    saved_attributes = ("dilation", "groups", "output_padding", "padding", "stride", "transposed")
+
+    def __init__(self, *params: Any, output_mask: tuple[bool, ...]) -> None:
+        super().__init__(*params)
+        self.output_mask = output_mask
+
+    def forward(self, grad: Any, x: Any, w: Any) -> Any:
+        need_input, need_weight, need_bias = self.output_mask
+        params = self.params
+        if need_input:
+            grad_input = conv_input_grad(grad, w, x.shape[2:], params)
         else:
-            if needs[0]:
-                output_padding = tuple(
-                    size + 2 * p - ((o - 1) * s + d * (k - 1) + 1)
-                    for size, p, o, s, d, k in zip(
-                        self.input_size,
-                        self.padding,
-                        grad.shape[2:],
-                        self.stride,
-                        self.dilation,
-                        self.kernel_size,
-                    )
-                )
-                grad_x = convolution(
-                    grad,
-                    w,
-                    None,
-                    self.stride,
-                    self.padding,
-                    self.dilation,
-                    True,
-                    output_padding,
-                    self.groups,
-                )
-            if needs[1]:
-                grad_w = _weight_grad(x, grad, self)
-        if needs[2]:
-            grad_b = grad.sum((0,) + tuple(range(2, grad.dim())))
-        return grad_x, grad_w, grad_b
+            grad_input = unrequested(x.shape, grad.dtype)
+        if need_weight:
+            grad_weight = conv_weight_grad(x, grad, w.shape[2:], params)
+        else:
+            grad_weight = unrequested(w.shape, grad.dtype)
+        if need_bias:
+            grad_bias = grad.sum((0,) + tuple(range(2, grad.ndim)))
+        else:
+            grad_bias = unrequested(grad.shape[1:2], grad.dtype)
+        return grad_input, grad_weight, grad_bias
 
-
-def _weight_grad(x: Any, grad: Any, op: Convolution) -> Any:
-    """d(sum(grad * conv(x, w))) / dw: a convolution of ``x`` (batch and channels swapped)
-    with ``grad`` as the kernel, stride and dilation exchanged, cut to the kernel's size."""
-    groups = op.groups
-    n, c = x.shape[:2]
-    o = grad.shape[1]
-    spatial = tuple(x.shape[2:])
-    nd = len(spatial)
-    if groups == 1:  # plain transposes: views, copied once by the im2col
-        xt, gt = x.transpose(0, 1), grad.transpose(0, 1)
-    else:
-        rest = tuple(range(3, 3 + nd))
-        xt = x.reshape((n, groups, c // groups) + spatial).permute((2, 1, 0) + rest)
-        xt = xt.reshape((c // groups, groups * n) + spatial)
-        gt = grad.reshape((n, groups, o // groups) + tuple(grad.shape[2:]))
-        gt = gt.permute((1, 2, 0) + rest).reshape((o, n) + tuple(grad.shape[2:]))
-    result = convolution(xt, gt, None, op.dilation, op.padding, op.stride, False, (0,) * nd, groups)
-    if tuple(result.shape[2:]) != tuple(op.kernel_size):
-        result = result[(slice(None), slice(None)) + tuple(slice(k) for k in op.kernel_size)]
-    return result.transpose(0, 1)
+    def backward(self, grad_grad_input: Any, grad_grad_weight: Any, grad_grad_bias: Any) -> Any:
+        # ``grad_input`` is linear in ``grad_output`` and ``weight``, ``grad_weight`` in
+        # ``grad_output`` and ``input``: each gradient is one convolution or one
+        # convolution backward of the two others.
+        grad, x, w = self.unpack()
+        needs = self.needs_input_grad
+        params = self.params
+        grad_grad = grad_x = grad_w = None
+        if needs[0]:
+            terms = []
+            if grad_grad_input is not None:
+                terms.append(convolution(grad_grad_input, w, None, *params))
+            if grad_grad_weight is not None:
+                terms.append(convolution(x, grad_grad_weight, None, *params))
+            if grad_grad_bias is not None:
+                shape = (1, -1) + (1,) * (grad.dim() - 2)
+                terms.append(grad_grad_bias.reshape(shape).expand(grad.shape))
+            for term in terms:
+                grad_grad = term if grad_grad is None else grad_grad + term
+        if needs[1] and grad_grad_weight is not None:
+            mask = (True, False, False)
+            grad_x = grad._apply_op(
+                ConvolutionBackward(*params, output_mask=mask), x, grad_grad_weight
+            )[0]
+        if needs[2] and grad_grad_input is not None:
+            mask = (False, True, False)
+            grad_w = grad._apply_op(
+                ConvolutionBackward(*params, output_mask=mask), grad_grad_input, w
+            )[1]
+        return grad_grad, grad_x, grad_w
 
 
 def convolution(

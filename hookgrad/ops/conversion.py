@@ -7,15 +7,17 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops.base import Op
+from hookgrad.ops.strides import preserve_layout
 
 
 class Clone(Op):
-    """A copy with its own memory; the gradient passes through unchanged."""
+    """A copy with its own memory, laid out as torch's ``preserve_format`` lays it out;
+    the gradient passes through unchanged."""
 
     input_names = ("self",)
 
     def forward(self, a: Any) -> Any:
-        return a.copy()
+        return preserve_layout(a.copy(order="K"), a)
 
     def backward(self, grad: Any) -> Any:
         return grad
@@ -31,8 +33,8 @@ class ToCopy(Op):
 
     def forward(self, a: Any) -> Any:
         if np.iscomplexobj(a) and self.np_dtype.kind != "c":
-            return a.real.astype(self.np_dtype)
-        return a.astype(self.np_dtype)
+            return preserve_layout(a.real.astype(self.np_dtype), a)
+        return preserve_layout(a.astype(self.np_dtype), a)
 
     def backward(self, grad: Any) -> Any:
         return grad

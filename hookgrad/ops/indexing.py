@@ -14,6 +14,7 @@ import numpy as np
 
 from hookgrad.graph.saved import FREED_MESSAGE
 from hookgrad.ops.base import Op
+from hookgrad.ops.strides import as_view, torch_strides
 
 
 class Key:
@@ -33,14 +34,25 @@ class Key:
         self.node_name = node_name
 
     def get(self, a: np.ndarray) -> np.ndarray:
-        """``a`` indexed by the key: a view when there is no advanced part."""
-        view = a[self.basic]
-        return view if self.advanced is None else view[self.advanced]
+        """``a`` indexed by the key: a view (with torch's strides) when there is no
+        advanced part."""
+        if self.advanced is None:
+            return basic_view(a, self.basic)
+        return a[self.basic][self.advanced]
 
     def put(self, a: np.ndarray, values: Any, accumulate: bool) -> np.ndarray:
         """A copy of ``a`` with ``values`` written (or added) where the key points."""
         out = a.copy()
-        view = out[self.basic]
+        self.put_into(out, values, accumulate)
+        return out
+
+    def put_into(self, a: np.ndarray, values: Any, accumulate: bool) -> None:
+        """Write (or add) ``values`` where the key points, in ``a``'s memory.
+
+        Only those elements are written: in an expanded ``a`` (elements sharing memory)
+        the last value written to a place stays, and added values all add up there.
+        """
+        view = a[self.basic]
         if self.advanced is None:
             if accumulate:
                 view += values
@@ -50,7 +62,34 @@ class Key:
             np.add.at(view, self.advanced, values)
         else:
             view[self.advanced] = values
-        return out
+
+
+def basic_view(a: np.ndarray, basic: tuple) -> np.ndarray:
+    """``a[basic]`` (ints, slices, None, a final ``...``) with the strides torch's chain of
+    select / slice / unsqueeze gives it.
+
+    NumPy gives a dim made by None stride 0; torch's ``unsqueeze`` gives it the stride of
+    a contiguous dim there: size times stride of the next dim of ``a`` not yet indexed (1
+    after the last). ``x[None, 0] = x`` copies ``x`` onto itself only with torch's.
+    """
+    view = a[basic]
+    if not any(item is None for item in basic):
+        return view
+    shape, old = a.shape, torch_strides(a)
+    strides: list[int] = []
+    src = 0  # the next dim of ``a``
+    for item in basic:
+        if item is None:
+            strides.append(shape[src] * old[src] if src < len(shape) else 1)
+        elif item is Ellipsis:
+            strides.extend(old[src:])
+            break
+        elif type(item) is slice:
+            strides.append(old[src] * (1 if item.step is None else item.step))
+            src += 1
+        else:
+            src += 1
+    return as_view(view, view.shape, tuple(strides))
 
 
 # ---------------------------------------------------------------- [] / index_put

@@ -1,5 +1,6 @@
-"""Ops of in-place changes: the nodes of ``zero_``, ``fill_``, ``copy_`` and the random
-fills, and the two nodes torch records for views modified in place.
+"""Ops of in-place changes: the nodes of ``zero_``, ``fill_`` and ``copy_`` (the random
+fills are in ``hookgrad.ops.random``), and the two nodes torch records for views modified
+in place.
 
 ``CopySlices`` becomes the ``grad_fn`` of a base after an in-place op on one of its views;
 ``AsStrided`` is the regenerated ``grad_fn`` of a view whose base changed. Both get a
@@ -9,11 +10,11 @@ gradient between the view's and the base's shapes with differentiable ops.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from hookgrad import grad_mode
 from hookgrad.graph.node import Edge, Node, next_sequence_nr
 from hookgrad.graph.saved import FREED_MESSAGE
 from hookgrad.ops.base import Op
@@ -22,6 +23,9 @@ OVERLAP_ERROR = (
     "unsupported operation: more than one element of the written-to tensor refers to a "
     "single memory location. Please clone() the tensor before performing the operation."
 )
+
+
+_state = grad_mode._state
 
 
 def has_internal_overlap(data: np.ndarray) -> bool:
@@ -61,22 +65,6 @@ class Fill(Overwrite):
 
     def forward(self, a: Any) -> Any:
         return np.full_like(a, self.value)
-
-
-class Uniform(Overwrite):
-    """``uniform_``: ``sample(shape, dtype)`` draws the new values."""
-
-    def __init__(self, sample: Callable[[tuple[int, ...], np.dtype], np.ndarray]) -> None:
-        self.sample = sample
-
-    def forward(self, a: Any) -> Any:
-        return self.sample(a.shape, a.dtype)
-
-
-class Normal(Uniform):
-    """``normal_``: ``sample(shape, dtype)`` draws the new values."""
-
-    node_name = "NormalBackward0"
 
 
 class FillTensor(Op):
@@ -122,13 +110,21 @@ class Copy(Op):
 
 class AsStrided(Op):
     """The ``grad_fn`` regenerated for a view after its base changed in place (torch's
-    ``AsStridedBackward0``): the view's gradient goes to its place in the base's."""
+    ``AsStridedBackward0``): the view's gradient goes to its place in the base's.
 
+    As an op (``CopySlices`` and this backward under ``create_graph=True``) it makes
+    that view of a tensor laid out as the base (``squeezed``: without size-1 dims)."""
+
+    view = True
     node_name = "AsStridedBackward0"
     input_names = ("self",)
 
-    def __init__(self, geometry: Any) -> None:
+    def __init__(self, geometry: Any, squeezed: bool = False) -> None:
         self.geometry = geometry
+        self.squeezed = squeezed
+
+    def forward(self, a: Any) -> Any:
+        return self.geometry.part_of(a, self.squeezed)
 
     def backward(self, grad: Any) -> Any:
         return self.geometry.put(grad)
@@ -161,6 +157,9 @@ class CopySlices(Node):
         geometry = self.geometry
         if self.fn is None:
             raise RuntimeError(FREED_MESSAGE)
+        if _state.grad_enabled and geometry.same_dtype:
+            # create_graph=True: the steps torch takes, so that its graph is recorded.
+            return geometry.copy_slices(grad, self.fn, self._input_meta[0] is not None)
         result = self.fn._apply([geometry.take(grad)])
         if type(result) is not tuple:
             result = (result,)

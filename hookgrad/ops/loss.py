@@ -8,9 +8,9 @@ and the two binary cross-entropies are entries of the derivative table
 (``hookgrad.ops.table``) with torch's formulas; their backward ops are entries too
 (``mse_loss_backward`` ..., whose nodes are torch's double-backward nodes). Their
 optional ``weight`` and ``pos_weight`` are tensor inputs without a formula (no edge, as
-torch). ``nll_loss`` stays hand-written: torch's node saves ``total_weight``, a second
-output of its forward, which the table does not express; its targets and class weights
-are plain arrays.
+torch). ``nll_loss`` is hand-written: torch's node saves ``total_weight``, a second
+output of its forward, which the table does not express; its backward is an op too
+(``NllLossBackwardBackward0``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from hookgrad.ops.table import entry, function, helper
 # ``self / other`` for a Python number: the division torch's C++ losses do (``DivBackward1``;
 # Python's ``tensor / 3`` would wrap 3 into a tensor).
 DivScalar = arithmetic.DivScalar
+MulScalar = arithmetic.MulScalar
 
 # torch's ``at::Reduction``: the int its loss ops take and save.
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -173,64 +174,104 @@ HuberLossBackward = entry(
 
 
 class NllLoss(Op):
-    """``-weight[t] * self[n, t, ...]`` for class indices ``t`` along dim 1.
+    """torch's ``nll_loss_forward``: ``-weight[t] * self[n, t, ...]`` for the class indices
+    ``t`` of ``target`` along dim 1 (or dim 0 of a 1-d ``self``).
 
-    ``target`` (int array, validated by the caller), ``weight`` (per class, or None) and
-    ``ignore_index`` are constants. ``"mean"`` divides by the summed weights of the targets
-    that are not ignored. The loss is linear in ``self``: the backward is the incoming
-    gradient times a constant array holding ``-weight[t] / total`` at the targets.
+    ``target`` (validated by the caller) and the per-class ``weight`` (or None) get no
+    edge. Targets equal to ``ignore_index`` count 0; ``reduction`` 1 (mean) divides by
+    their summed weights, the second output ``total_weight`` (0 for ``reduction`` 0,
+    none). The node is ``NllLoss2DBackward0`` for a 4-d ``self`` (``two_d``).
     """
 
-    input_names = ("self",)
+    input_names = ("self", "target", "weight")
+    non_differentiable = ("target", "weight")
+    saves = ("self", "target", "weight", "total_weight")
+    saved_attributes = ("ignore_index", "reduction")
+    output_names = ("result", "total_weight")
+    differentiable_outputs = 1
 
-    def __init__(
-        self, target: np.ndarray, weight: np.ndarray | None, ignore_index: int, reduction: str
-    ) -> None:
-        self.target = target
-        self.weight = weight
-        self.ignore_index = ignore_index
+    def __init__(self, reduction: int, ignore_index: int, two_d: bool) -> None:
         self.reduction = reduction
-        self.node_name = "NllLoss2DBackward0" if target.ndim >= 2 else "NllLossBackward0"
+        self.ignore_index = ignore_index
+        self.two_d = two_d
+        if two_d:
+            self.node_name = "NllLoss2DBackward0"
 
-    def forward(self, a: Any) -> Any:
+    def forward(self, a: Any, target: Any, weight: Any) -> Any:
         batched = a.ndim > 1
         scores = a if batched else a[None]
-        target = self.target if batched else self.target[None]
-        ignored = target == self.ignore_index
-        safe = np.where(ignored, 0, target)
-        self.classes = scores.shape[1]
+        target = (target if batched else target[None]).astype(np.int64, copy=False)
+        weights, safe = _target_weights(target, weight, self.ignore_index, a.dtype)
         picked = np.take_along_axis(scores, safe[:, None], axis=1)[:, 0]
-        weights = np.ones_like(picked) if self.weight is None else self.weight[safe]
-        weights = np.where(ignored, 0, weights).astype(a.dtype, copy=False)
-        self.ignored = ignored
-        self.coefficients = -weights
         loss = -weights * picked
-        if self.reduction == "none":
-            return loss if batched else loss[0]
-        total = loss.sum()
-        if self.reduction == "sum":
-            return np.asarray(total, a.dtype)
-        self.total_weight = weights.sum()
+        if self.reduction == REDUCTIONS["none"]:
+            return (loss if batched else loss[0]), np.zeros((), a.dtype)
+        total = np.asarray(loss.sum(), a.dtype)
+        total_weight = np.asarray(weights.sum(), a.dtype)
+        if self.reduction == REDUCTIONS["sum"]:
+            return total, total_weight
         with np.errstate(all="ignore"):
-            return np.asarray(total / self.total_weight, a.dtype)
+            return np.asarray(total / total_weight, a.dtype), total_weight
 
     def backward(self, grad: Any) -> Any:
-        coefficients = self.coefficients
-        if self.reduction == "mean":
+        a, target, weight, total_weight = self.unpack()
+        op = NllLossBackward(self.reduction, self.ignore_index, self.two_d)
+        return grad._apply_op(op, a, target, weight, total_weight), None, None
+
+
+def _target_weights(
+    target: np.ndarray, weight: np.ndarray | None, ignore_index: int, dtype: np.dtype
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each target's class weight (0 where ignored), and the targets with the ignored ones
+    replaced by class 0 (safe to index with)."""
+    ignored = target == ignore_index
+    safe = np.where(ignored, 0, target)
+    weights = np.ones(safe.shape, dtype) if weight is None else weight[safe]
+    return np.where(ignored, 0, weights).astype(dtype, copy=False), safe
+
+
+class NllLossBackward(Op):
+    """torch's ``nll_loss_backward``: ``-weight[t] * grad_output`` (divided by
+    ``total_weight`` for a mean) at each target's class, zeros elsewhere. Its gradient
+    is ``nll_loss`` of the incoming one; ``self`` gets zeros."""
+
+    input_names = ("grad_output", "self", "target", "weight", "total_weight")
+    non_differentiable = ("target", "weight", "total_weight")
+    saves = ("target", "weight")
+    saved_attributes = ("ignore_index", "reduction")
+
+    def __init__(self, reduction: int, ignore_index: int, two_d: bool) -> None:
+        self.reduction = reduction
+        self.ignore_index = ignore_index
+        self.two_d = two_d
+        if two_d:
+            self.node_name = "NllLoss2DBackwardBackward0"
+
+    def forward(self, grad: Any, a: Any, target: Any, weight: Any, total_weight: Any) -> Any:
+        batched = a.ndim > 1
+        target = (target if batched else target[None]).astype(np.int64, copy=False)
+        weights, safe = _target_weights(target, weight, self.ignore_index, a.dtype)
+        coefficients = -weights
+        if self.reduction == _MEAN:
             # NOTE: ignored targets get 0 even when every target is ignored (0 / 0)
             with np.errstate(all="ignore"):
-                coefficients = np.where(self.ignored, 0, coefficients / self.total_weight)
-        batched = self.target.ndim > 0
-        target = self.target if batched else self.target[None]
-        safe = np.where(target == self.ignore_index, 0, target)
-        shape = (target.shape[0], self.classes) + target.shape[1:]
-        scatter = np.zeros(shape, coefficients.dtype)
-        np.put_along_axis(scatter, safe[:, None], coefficients[:, None], axis=1)
-        if not batched:
-            scatter = scatter[0]
-        if self.reduction == "none":
-            grad = grad.unsqueeze(1 if batched else 0)
-        return grad * grad.new_tensor(scatter)
+                ignored = target == self.ignore_index
+                coefficients = np.where(ignored, 0, coefficients / total_weight)
+        if self.reduction == REDUCTIONS["none"] and not batched:
+            grad = grad[None]
+        coefficients = (coefficients * grad).astype(a.dtype, copy=False)
+        result = np.zeros(a.shape if batched else (1,) + a.shape, a.dtype)
+        np.put_along_axis(result, safe[:, None], coefficients[:, None], axis=1)
+        return result if batched else result[0]
+
+    def backward(self, grad: Any) -> Any:
+        target, weight = self.unpack()
+        needs = self.needs_input_grad
+        grad_grad = None
+        if needs[0]:
+            op = NllLoss(self.reduction, self.ignore_index, self.two_d)
+            grad_grad = grad._apply_op(op, target, weight)[0]
+        return grad_grad, grad.new_zeros(grad.shape) if needs[1] else None, None, None, None
 
 
 # ---------------------------------------------------------------- binary cross-entropy

@@ -568,6 +568,12 @@ def _along(a: Any) -> Any:
     return a.reshape(1) if a.ndim == 0 else a
 
 
+def _c_order(a: Any) -> Any:
+    """``a`` in C order: torch's scans and softmaxes make their result contiguous,
+    whatever the input's layout (NumPy follows the input's)."""
+    return a if a.flags.c_contiguous else np.array(a, order="C")
+
+
 def _reversed_cumsum(t: Any, dim: int) -> Any:
     """Element ``i`` is the sum of the elements ``i, i+1, ...`` of ``t`` along ``dim``."""
     return t.flip(dim).cumsum(dim).flip(dim) if t.ndim else t
@@ -580,7 +586,7 @@ helper(
 )
 Cumsum = entry(
     "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
-    lambda a, dim, dtype: np.cumsum(_along(a), axis=dim, dtype=dtype).reshape(a.shape),
+    lambda a, dim, dtype: _c_order(np.cumsum(_along(a), axis=dim, dtype=dtype).reshape(a.shape)),
     self="cumsum_backward(grad, dim)",
 )
 
@@ -596,7 +602,7 @@ class Cumprod(Op):
         self.np_dtype = np_dtype
 
     def forward(self, a: Any) -> Any:
-        return np.cumprod(_along(a), axis=self.dim, dtype=self.np_dtype).reshape(a.shape)
+        return _c_order(np.cumprod(_along(a), axis=self.dim, dtype=self.np_dtype).reshape(a.shape))
 
     def backward(self, grad: Any) -> Any:
         x, result = self.unpack()
@@ -624,7 +630,7 @@ def _softmax(a: Any, dim: int, half_to_float: bool) -> Any:
         return a.copy()
     axis = dim if a.ndim else None
     exp = np.exp(a - np.amax(a, axis=axis, keepdims=True))
-    return exp / np.sum(exp, axis=axis, keepdims=True)
+    return _c_order(exp / np.sum(exp, axis=axis, keepdims=True))
 
 
 def _log_softmax(a: Any, dim: int, half_to_float: bool) -> Any:
@@ -633,7 +639,7 @@ def _log_softmax(a: Any, dim: int, half_to_float: bool) -> Any:
         return a.copy()
     axis = dim if a.ndim else None
     shifted = a - np.amax(a, axis=axis, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    return _c_order(shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)))
 
 
 def _softmax_backward_data(grad_output: Any, output: Any, dim: int, input_dtype: Any) -> Any:

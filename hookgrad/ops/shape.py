@@ -230,7 +230,11 @@ class Squeeze(Op):
         return reshaped(a, shape, tuple(strides[d] for d in kept))
 
     def backward(self, grad: Any) -> Any:
-        return grad.reshape(self.self_sym_sizes)
+        # torch's ``unsqueeze_to``: one unsqueeze per removed dim; none, the grad itself.
+        for dim, size in enumerate(self.self_sym_sizes):
+            if size == 1 and dim in self.dims:
+                grad = grad.unsqueeze(dim)
+        return grad
 
 
 class SqueezeDim(Squeeze):
@@ -561,6 +565,8 @@ class Diagonal(Op):
     view = True
     input_names = ("self",)
 
+    saved_attributes = ("dim1", "dim2", "offset", "self_sym_sizes")
+
     def __init__(self, offset: int, dim1: int, dim2: int) -> None:
         self.offset = offset
         self.dim1 = dim1
@@ -571,8 +577,8 @@ class Diagonal(Op):
         return _diagonal_view(torch_layout(a), self.offset, self.dim1, self.dim2)
 
     def backward(self, grad: Any) -> Any:
-        zeros = grad.new_zeros(self.self_sym_sizes)
-        return zeros.diagonal_scatter(grad, self.offset, self.dim1, self.dim2)
+        sizes = self.self_sym_sizes
+        return call("diagonal_backward", grad, sizes, self.offset, self.dim1, self.dim2)
 
 
 class DiagonalCopy(Diagonal):
@@ -583,6 +589,25 @@ class DiagonalCopy(Diagonal):
 
     def forward(self, a: Any) -> Any:
         return super().forward(a).copy()
+
+
+def _diagonal_into_zeros(
+    grad_output: Any, input_sizes: tuple[int, ...], offset: int, dim1: int, dim2: int
+) -> Any:
+    out = np.zeros(input_sizes, grad_output.dtype)
+    _diagonal_view(out, offset, dim1, dim2)[...] = grad_output
+    return out
+
+
+# diagonal's backward: an entry, so that a second backward records torch's
+# DiagonalBackwardBackward0, whose own backward is the diagonal again.
+node_function("diagonal", Diagonal)
+DiagonalBackward = entry(
+    "diagonal_backward(Tensor grad_output, SymInt[] input_sizes, int offset, int dim1, "
+    "int dim2) -> Tensor",
+    _diagonal_into_zeros,
+    grad_output="grad.diagonal(offset, dim1, dim2)",
+)
 
 
 class DiagonalScatter(Op):
@@ -715,10 +740,21 @@ class Repeat(Op):
         return np.tile(a, self.repeats)
 
     def backward(self, grad: Any) -> Any:
-        if not self.repeats:
-            return grad
-        shape = (1,) * (len(self.repeats) - len(self.self_sym_sizes)) + self.self_sym_sizes
-        # Each output dim r*s splits into (r, s); summing the r dims undoes the tiling.
-        split = [n for pair in zip(self.repeats, shape) for n in pair]
-        summed = grad.reshape(split).sum(tuple(range(0, len(split), 2)))
-        return summed.reshape(self.self_sym_sizes)
+        # torch's repeat_backward: the leading dims repeat added are summed away; each
+        # other dim repeated r > 1 times splits into (r, size), and the r dims are summed.
+        sizes = self.self_sym_sizes
+        if 0 in self.repeats:
+            return grad.new_zeros(sizes)
+        added = len(self.repeats) - len(sizes)
+        for _ in range(added):
+            grad = grad.sum(0)
+        split: list[int] = []
+        summed: list[int] = []
+        for repeat, size in zip(self.repeats[added:], sizes):
+            if repeat != 1:
+                split.append(repeat)
+                summed.append(len(split) - 1)
+            split.append(size)
+        if summed:
+            grad = grad.reshape(split).sum(tuple(summed))
+        return grad

@@ -112,6 +112,7 @@ Erf = entry(
     quiet=True,
     promotion="float",
     self="2.0 / M_PI ** 0.5 * exp(-(self.pow(2))) * grad",
+    elementwise=True,
 )
 Erfc = entry(
     "erfc(Tensor self) -> Tensor",
@@ -119,6 +120,7 @@ Erfc = entry(
     quiet=True,
     promotion="float",
     self="-2.0 / M_PI ** 0.5 * exp(-(self.pow(2))) * grad",
+    elementwise=True,
 )
 Erfinv = entry(
     "erfinv(Tensor self) -> Tensor",
@@ -126,6 +128,7 @@ Erfinv = entry(
     quiet=True,
     promotion="float",
     self="0.5 * M_PI ** 0.5 * exp(self.erfinv().pow(2)) * grad",
+    elementwise=True,
 )
 
 
@@ -141,6 +144,7 @@ Atan2 = entry(
     np.arctan2,
     self="grad * other * reciprocal_or_zero(self * self + other * other)",
     other="grad * -self * reciprocal_or_zero(self * self + other * other)",
+    elementwise=True,
 )
 
 
@@ -158,6 +162,7 @@ Xlogy = entry(
     xlogy_array,
     self="xlogy(grad, other).masked_fill((self == 0.0) & (other <= 0.0), 0.0)",
     other="grad * self / other",
+    elementwise=True,
 )
 # ``xlogy`` with a Python-number ``self`` (read back as ``_saved_self``, like torch).
 XlogyNumberSelf = entry(
@@ -189,6 +194,7 @@ Lerp = entry(
     lerp_array,
     self="grad * (1 - weight.conj())",
     end="grad * weight.conj()",
+    elementwise=True,
 )
 LerpTensor = entry(
     "lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
@@ -197,4 +203,5 @@ LerpTensor = entry(
     self="grad * (1 - weight).conj()",
     end="grad * weight.conj()",
     weight="grad * (end - self).conj()",
+    elementwise=True,
 )

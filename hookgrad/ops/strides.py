@@ -1,11 +1,16 @@
 """torch's strides for NumPy arrays: NumPy's strides are bytes and torch's elements, and
 the two libraries choose different strides for size-1 dims (NumPy gives an empty array
 all-zero strides). View ops build their outputs with the strides torch's op gives, so
-that ``stride()`` and ``view``'s rules see torch's values."""
+that ``stride()`` and ``view``'s rules see torch's values.
+
+New results are laid out as torch lays them out too, where NumPy would choose otherwise:
+an elementwise op's by torch's ``TensorIterator`` rule (``iterator_strides``), a copy's
+(``clone``, ``to``) by ``preserve_format``'s (``preserve_layout``)."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -101,3 +106,153 @@ def reshaped(a: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]) ->
     except ValueError:
         out = a
     return as_view(out, shape, strides)
+
+
+def _dense_in_order(
+    shape: tuple[int, ...], strides: tuple[int, ...], order: tuple[int, ...]
+) -> bool:
+    """Whether the dims in ``order`` (innermost first) are dense; size-1 dims may have any
+    stride (torch's ``is_contiguous`` for that memory format)."""
+    expected = 1
+    for dim in order:
+        if shape[dim] != 1:
+            if strides[dim] != expected:
+                return False
+            expected *= shape[dim]
+    return True
+
+
+def _non_overlapping_and_dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """torch's ``is_non_overlapping_and_dense``: some order of the dims is dense (dims of
+    size 0 or 1 never count against it)."""
+    expected = 1
+    for dim in sorted(range(len(shape)), key=lambda d: (shape[d] < 2, strides[d])):
+        if shape[dim] < 2:
+            return True
+        if strides[dim] != expected:
+            return False
+        expected *= shape[dim]
+    return True
+
+
+# The dims of a channels-last layout, innermost first, by rank.
+_CHANNELS_LAST = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}
+
+
+def iterator_strides(shape: tuple[int, ...], operands: list[np.ndarray]) -> tuple[int, ...] | None:
+    """The strides torch's ``TensorIterator`` gives the output of an elementwise op on
+    ``operands`` (arrays, 0-dim for a number, in the op's argument order, broadcast to
+    ``shape``), or None when the output is C-contiguous.
+
+    Operands of ``shape`` that are all contiguous, all channels-last, or all dense with
+    the same strides give their layout. Otherwise the dims are ordered by the operands'
+    strides: the first operand whose strides for two dims differ (and are not 0, a
+    broadcast) decides which is inner; on equal strides the smaller dim is inner. NumPy
+    lets C order win such conflicts: ``x.t() + y`` is laid out as ``x.t()`` in torch.
+    """
+    ndim = len(shape)
+    if ndim < 2 or 0 in shape:
+        return None  # an empty tensor is contiguous, whatever its strides
+    # A Python number is an operand too (torch wraps it as a 0-dim tensor).
+    layouts = [(a.shape, torch_strides(a)) if a.ndim else ((), ()) for a in operands]
+    if all(s == shape for s, _ in layouts):
+        if all(_dense_in_order(s, st, tuple(range(ndim - 1, -1, -1))) for s, st in layouts):
+            return None
+        order = _CHANNELS_LAST.get(ndim)
+        if order is not None and all(_dense_in_order(s, st, order) for s, st in layouts):
+            return _contiguous_in_order(shape, order)
+        first = layouts[0][1]
+        if all(_non_overlapping_and_dense(s, st) and st == first for s, st in layouts):
+            return first
+    strides = [_broadcast_strides(s, st, shape) for s, st in layouts]
+
+    def should_swap(dim0: int, dim1: int) -> int:
+        for operand in strides:
+            stride0, stride1 = operand[dim0], operand[dim1]
+            if stride0 == 0 or stride1 == 0:
+                continue
+            if stride0 != stride1:
+                return -1 if stride0 < stride1 else 1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))  # innermost first
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    if perm == list(range(ndim - 1, -1, -1)):
+        return None
+    return _contiguous_in_order(shape, tuple(perm))
+
+
+def _contiguous_in_order(shape: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
+    """Dense strides with the dims of ``order`` (innermost first) increasing."""
+    strides = [0] * len(shape)
+    step = 1
+    for dim in order:
+        strides[dim] = step
+        step *= shape[dim]
+    return tuple(strides)
+
+
+def _broadcast_strides(
+    old_shape: tuple[int, ...], old_strides: tuple[int, ...], shape: tuple[int, ...]
+) -> tuple[int, ...]:
+    """The strides of an operand broadcast to ``shape``: 0 along the dims it is broadcast."""
+    lead = len(shape) - len(old_shape)
+    strides = [0] * lead
+    for size, stride, new in zip(old_shape, old_strides, shape[lead:]):
+        strides.append(0 if size == 1 and new != 1 else stride)
+    return tuple(strides)
+
+
+def preserve_layout(out: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``out``, a copy of ``a`` (maybe cast), laid out as torch's ``preserve_format``
+    (``clone()``, ``to()``) lays it out: with ``a``'s strides when ``a`` is dense, else
+    dense in the order of ``a``'s strides (``iterator_strides``)."""
+    strides = torch_strides(a)
+    if not _non_overlapping_and_dense(a.shape, strides):
+        strides = iterator_strides(a.shape, [a]) or contiguous_strides(a.shape)
+    return _restrided(out, strides)
+
+
+def elementwise_layout(out: np.ndarray, operands: tuple[Any, ...]) -> np.ndarray:
+    """``out``, the result of an elementwise op on ``operands`` (arrays and Python
+    numbers, in argument order), laid out as torch lays it out (see ``iterator_strides``):
+    ``out`` itself when it is, else a copy."""
+    arrays = [a if type(a) is np.ndarray else np.asarray(a) for a in operands]
+    # NOTE: C-contiguous operands give a C-contiguous result in both libraries; NumPy's
+    # flag ignores the strides of size-1 dims, which torch's order may read.
+    if out.ndim < 2 or (
+        out.flags.c_contiguous and all(a.flags.c_contiguous and 1 not in a.shape for a in arrays)
+    ):
+        return out
+    strides = iterator_strides(out.shape, arrays)
+    return _restrided(out, contiguous_strides(out.shape) if strides is None else strides)
+
+
+def _restrided(out: np.ndarray, strides: tuple[int, ...]) -> np.ndarray:
+    """``out`` itself when it has ``strides``, else a copy with them."""
+    if torch_strides(out) == strides:
+        return out
+    size = 1 + sum((n - 1) * s for n, s in zip(out.shape, strides)) if out.size else 0
+    copy = as_view(np.empty(size, out.dtype), out.shape, strides)
+    np.copyto(copy, out)
+    return copy
+
+
+def cast(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``a`` cast to ``dtype`` with its broadcast dims (stride 0) still broadcast: torch
+    casts an operand as it reads it, so the result's layout still sees them as such
+    (NumPy's copy gives them memory, in an order of its own)."""
+    if not any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape)):
+        return a.astype(dtype)
+    compact = a[tuple(slice(0, 1) if s == 0 else slice(None) for s in a.strides)]
+    return np.broadcast_to(compact.astype(dtype), a.shape)

@@ -44,6 +44,7 @@ import numpy as np
 from hookgrad import grad_mode
 from hookgrad.ops import array_api
 from hookgrad.ops.base import Op
+from hookgrad.ops.strides import elementwise_layout
 
 _state = grad_mode._state
 
@@ -307,10 +308,13 @@ _DERIVED_SOURCE = {
 }
 
 
-def _forward(kernel: Callable[..., Any], signature: Signature, derived: list) -> Any:
+def _forward(
+    kernel: Callable[..., Any], signature: Signature, derived: list, elementwise: bool
+) -> Any:
     """The node's ``forward(*arrays)``: the kernel itself when it needs nothing else,
-    else a generated function that records derived values and adds the arguments."""
-    if not signature.params and not derived:
+    else a generated function that records derived values and adds the arguments (and,
+    for an ``elementwise`` entry, lays the result out as torch's ``TensorIterator``)."""
+    if not signature.params and not derived and not elementwise:
         return staticmethod(kernel)
     inputs = [f"a{index}" for index in range(len(signature.inputs))]
     lines = [f"def forward(node, {', '.join(inputs)}):"]
@@ -318,8 +322,12 @@ def _forward(kernel: Callable[..., Any], signature: Signature, derived: list) ->
         method = name[len(signature.inputs[index]) + 1 :]
         lines.append(f"    node.{name} = {_DERIVED_SOURCE[method].format(inputs[index])}")
     arguments = inputs + [f"node.{param}" for param in signature.params]
-    lines.append(f"    return kernel({', '.join(arguments)})")
-    return _function("\n".join(lines) + "\n", "forward", {"kernel": kernel})
+    call = f"kernel({', '.join(arguments)})"
+    if elementwise:
+        call = f"elementwise_layout({call}, ({', '.join(inputs)},))"
+    lines.append(f"    return {call}")
+    namespace = {"kernel": kernel, "elementwise_layout": elementwise_layout}
+    return _function("\n".join(lines) + "\n", "forward", namespace)
 
 
 def _array(value: Any) -> Any:
@@ -460,6 +468,7 @@ def entry(
     public: bool = False,
     aliases: tuple[str, ...] = (),
     doc: str | None = None,
+    elementwise: bool = False,
     **formulas: str,
 ) -> type[TableOp]:
     """Build the node class of one op from its torch ``schema``, its NumPy ``kernel`` and
@@ -472,7 +481,10 @@ def entry(
     default float dtype). ``public``: the tensor layer builds from the entry its public
     function (``hookgrad.tanh``, with ``out=``), its ``Tensor`` method and its in-place
     variant (``tanh_``), also under torch's other names (``aliases``: ``arctanh``);
-    otherwise a hand-written function calls the node. Example::
+    otherwise a hand-written function calls the node. ``elementwise``: the result is laid
+    out as torch's ``TensorIterator`` lays it out (``x.t() + y`` as ``x.t()``, where
+    NumPy's order favours C order; needed where the kernel's own order is not torch's).
+    Example::
 
         Tanh = entry("tanh(Tensor self) -> Tensor", np.tanh,
                      self="tanh_backward(grad, result)")
@@ -552,7 +564,7 @@ def entry(
             raise ValueError(f"{signature.name}: argument name '{param}' shadows a node attribute")
         if param in signature.defaults:
             attributes[param] = signature.defaults[param]
-    attributes["forward"] = _forward(kernel, signature, derived)
+    attributes["forward"] = _forward(kernel, signature, derived, elementwise)
     formula_list = attributes["_formulas"]
     saved = attributes["saves"]
     attributes["_on_arrays"] = _function(

@@ -1,9 +1,11 @@
-"""Small helpers shared by the op families: dimension arithmetic."""
+"""Small helpers shared by the op families: dimension arithmetic, placeholder results."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, Union
+
+import numpy as np
 
 Dims = Union[int, Sequence[int], None]
 
@@ -43,3 +45,9 @@ def reduced_shape(shape: Sequence[int], dims: Sequence[int] | None) -> tuple[int
 def as_axis(dims: Sequence[int] | None) -> Any:
     """A NumPy ``axis`` argument for ``dims`` (None reduces everything)."""
     return None if dims is None else tuple(dims)
+
+
+def unrequested(shape: Sequence[int], dtype: Any) -> np.ndarray:
+    """Zeros (of no memory) in the place of an output a backward op was not asked to
+    compute: a multi-output node keeps its outputs' positions, as torch's does."""
+    return np.broadcast_to(np.zeros((), dtype), tuple(shape))

@@ -3,7 +3,10 @@
 
 Every function here makes a new leaf tensor; dtypes are inferred as torch infers them
 (Python bools, ints, floats and complex numbers give bool, int64, the default float and
-the default complex dtype; NumPy arrays and scalars keep their own dtype).
+the default complex dtype; NumPy arrays and scalars keep their own dtype). A factory
+function given no ``device`` makes its tensor on the default device
+(``set_default_device``), and fails as a CPU-only torch does unless that is the CPU. The
+legacy constructors' parsing (``Tensor(2, 3)``, ``FloatTensor([1, 2])``) is here too.
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from typing import Any
 import numpy as np
 
 from hookgrad.tensor import dtypes
-from hookgrad.tensor.device import check_device
+from hookgrad.tensor.device import check_device, factory_device
+from hookgrad.tensor.device import device as _device
 from hookgrad.tensor.dispatch import wrap_constant
+from hookgrad.tensor.size import Size
 from hookgrad.tensor.tensor import Tensor
 
 _SEQUENCES = (list, tuple, range)
@@ -149,27 +154,85 @@ def to_array(data: Any, dtype: Any = None, copy: bool = True) -> np.ndarray:
         raise ValueError("Overflow when unpacking long long") from None
 
 
-def legacy_init(self: Tensor, *args: Any, dtype: Any = None, requires_grad: bool = False) -> None:
+def legacy_init(
+    self: Tensor, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> None:
     """``Tensor(*args)``, torch's legacy constructor (``Tensor.__init__``).
 
-    ``Tensor(2, 3)`` is a (zero-filled here) 2x3 tensor, and ``Tensor([1, 2])`` makes
-    floats of integer data. Example::
+    ``Tensor(2, 3)`` is a (zero-filled here) 2x3 tensor, ``Tensor([1, 2])`` makes floats of
+    integer data, and ``Tensor(t)`` copies the tensor ``t`` with its dtype. Example::
 
         Tensor([1, 2]).dtype     # hookgrad.float32
     """
-    if dtype is None:
-        dtype = dtypes.get_default_dtype()
-    if not args:
-        self._data = np.zeros((0,), dtypes.to_dtype(dtype).np)
-    elif all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        self._data = np.zeros(args, dtypes.to_dtype(dtype).np)
+    check_legacy_device(device)
+    if len(args) == 1 and _is_tensor(args[0]):
+        self._data = to_array(args[0])
     else:
-        data = args[0] if len(args) == 1 else args
-        if hasattr(data, "_data") or isinstance(data, np.ndarray):
-            dtype = None
-        self._data = to_array(data, dtype)
+        self._data = legacy_array(args, resolve_dtype(dtype))
     if requires_grad:
         self.requires_grad = True
+
+
+def check_legacy_device(value: Any) -> None:
+    """Raise torch's error unless the device given to a legacy constructor is the CPU."""
+    if value is not None and _device(value).type != "cpu":
+        raise RuntimeError(
+            f"legacy constructor expects device type: cpu but device type: "
+            f"{_device(value).type} was passed"
+        )
+
+
+def legacy_array(args: tuple[Any, ...], target: dtypes.dtype) -> np.ndarray:
+    """The array that torch's legacy constructors (``Tensor(2, 3)``, ``FloatTensor([1, 2])``)
+    make of ``args`` (other than one tensor), with elements of dtype ``target``.
+
+    Sizes (ints or a ``Size``) give zeros of that shape (torch leaves them uninitialised);
+    one sequence or NumPy array is data, converted to ``target``, without a copy for an
+    array that has it already.
+    """
+    if not args:
+        return np.zeros((0,), target.np)
+    if len(args) == 1 and isinstance(args[0], Size):
+        sizes: tuple[Any, ...] = tuple(args[0])
+    elif _is_index(args[0]):
+        sizes = args
+    elif len(args) == 1:
+        return _legacy_data(args[0], target)
+    else:
+        raise TypeError(legacy_arguments_error(args, {}))
+    for position, s in enumerate(sizes):
+        if not _is_index(s):
+            raise TypeError(
+                f"new(): argument 'size' failed to unpack the object at pos {position + 1} "
+                f'with error "type must be tuple of ints,but got {_type_name(s)}"'
+            )
+    shape = tuple(int(s) for s in sizes)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+            )
+    return np.zeros(shape, target.np)
+
+
+def _legacy_data(data: Any, target: dtypes.dtype) -> np.ndarray:
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if not isinstance(data, (*_SEQUENCES, np.ndarray)):
+        raise TypeError(f"new(): data must be a sequence (got {_type_name(data)})")
+    return to_array(data, target, copy=False)
+
+
+def legacy_arguments_error(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    """torch's message for arguments that fit no form of a legacy constructor."""
+    got = [type(a).__name__ for a in args]
+    got += [f"{key}={type(value).__name__}" for key, value in kwargs.items()]
+    return (
+        f"new() received an invalid combination of arguments - got ({', '.join(got)}), but "
+        "expected one of:\n * (*, torch.device device = None)\n * (torch.Storage storage)\n"
+        " * (Tensor other)\n * (tuple of ints size, *, torch.device device = None)\n"
+        " * (object data, *, torch.device device = None)\n"
+    )
 
 
 # -- helpers shared by the creation functions ----------------------------------------------
@@ -269,7 +332,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         hookgrad.tensor([[1, 2], [3, 4]])                     # int64
         hookgrad.tensor([1.0, 2.0], requires_grad=True)       # float32, a leaf
     """
-    check_device(device)
+    check_device(factory_device(device))
     if _is_tensor(data):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
     return new_leaf(to_array(data, dtype), requires_grad)
@@ -286,7 +349,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Any:
         t = hookgrad.as_tensor(a)
         a[0] = 1.0          # t is now tensor([1., 0., 0.], dtype=torch.float64)
     """
-    check_device(device)
+    check_device(factory_device(device))
     if _is_tensor(data):
         return data if dtype is None else data.to(dtypes.to_dtype(dtype))
     return wrap_constant(to_array(data, dtype, copy=False))
@@ -321,7 +384,9 @@ def zeros(
     requires_grad: bool = False,
 ) -> Any:
     """A tensor of zeros; ``size`` as varargs or one tuple: ``zeros(2, 3)``, ``zeros((2, 3))``."""
-    return constant_tensor(np.zeros, "zeros", size_args(args, size), dtype, device, requires_grad)
+    return constant_tensor(
+        np.zeros, "zeros", size_args(args, size), dtype, factory_device(device), requires_grad
+    )
 
 
 def ones(
@@ -332,7 +397,9 @@ def ones(
     requires_grad: bool = False,
 ) -> Any:
     """A tensor of ones; ``size`` as varargs or one tuple: ``ones(2, 3)``."""
-    return constant_tensor(np.ones, "ones", size_args(args, size), dtype, device, requires_grad)
+    return constant_tensor(
+        np.ones, "ones", size_args(args, size), dtype, factory_device(device), requires_grad
+    )
 
 
 def empty(
@@ -343,7 +410,9 @@ def empty(
     requires_grad: bool = False,
 ) -> Any:
     """A tensor of shape ``size`` whose values are uninitialised (any values)."""
-    return constant_tensor(np.empty, "empty", size_args(args, size), dtype, device, requires_grad)
+    return constant_tensor(
+        np.empty, "empty", size_args(args, size), dtype, factory_device(device), requires_grad
+    )
 
 
 def constant_tensor(
@@ -398,7 +467,7 @@ def full(
 ) -> Any:
     """A tensor of shape ``size`` (a tuple) filled with ``fill_value``; the dtype is
     inferred from ``fill_value`` (``full((2,), 7)`` is int64) unless given."""
-    check_device(device)
+    check_device(factory_device(device))
     if not isinstance(size, (tuple, list)):
         raise TypeError(
             f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
@@ -424,7 +493,7 @@ def arange(
     The dtype is int64 when all arguments are integers, else the default float dtype.
     Example: ``arange(1, 2, 0.25)`` is ``tensor([1.0000, 1.2500, 1.5000, 1.7500])``.
     """
-    check_device(device)
+    check_device(factory_device(device))
     if end is None:
         if start is None:
             raise TypeError("arange() missing required argument 'end' (pos 1)")
@@ -541,7 +610,7 @@ def linspace(
 
     Example: ``linspace(0, 1, 5)`` is ``tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])``.
     """
-    check_device(device)
+    check_device(factory_device(device))
     if not _is_index(steps):
         raise TypeError(
             f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}"
@@ -567,7 +636,7 @@ def eye(
     requires_grad: bool = False,
 ) -> Any:
     """An ``n x m`` matrix (``m`` defaults to ``n``) with ones on the diagonal."""
-    check_device(device)
+    check_device(factory_device(device))
     m = n if m is None else m
     for name, value in (("n", n), ("m", m)):
         if value < 0:

@@ -227,7 +227,10 @@ def _record(op: Any, inputs: Sequence[Any], outputs: Any) -> None:
         op._name_class()
     op.next_functions = tuple(edges)
     op._input_meta = tuple(meta)
-    history.set_outputs(op, outputs)
+    if type(outputs) is tuple and op.differentiable_outputs is not None:
+        history.set_outputs(op, outputs[: op.differentiable_outputs])
+    else:
+        history.set_outputs(op, outputs)
     if op.saves:
         op._saved = _save(op, inputs, outputs if type(outputs) is tuple else (outputs,))
     if anomaly.state.enabled:
@@ -235,7 +238,8 @@ def _record(op: Any, inputs: Sequence[Any], outputs: Any) -> None:
 
 
 def _save(op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...]) -> tuple:
-    """One ``SavedTensor`` per name in ``op.saves``: an input's name or ``result``.
+    """One ``SavedTensor`` per name in ``op.saves``: an input's name, ``result``, or the
+    name of a later output in ``op.output_names`` (``result1``, ``total_weight`` ...).
 
     Default pack hooks (``saved_tensors_hooks``) run here, in the order of ``op.saves``.
     An op class may declare ``saved_for = {name: (input names, ...)}``: that value is
@@ -252,6 +256,15 @@ def _save(op: Any, inputs: Sequence[Any], outputs: tuple[Any, ...]) -> tuple:
             saved.append(save_constant(None))
         elif name == "result":
             saved.append(save_output(outputs[0], 0))
+        elif name in op.output_names:
+            index = op.output_names.index(name)
+            output = outputs[index]
+            # NOTE: a non-differentiable output (max pooling's indices, batch norm's
+            # statistics) has no history: it is saved, and unpacks, as any other tensor.
+            if output._grad_fn is op:
+                saved.append(save_output(output, index))
+            else:
+                saved.append(save_input(output))
         else:
             value = inputs[names.index(name)]
             if not isinstance(value, Tensor):

@@ -4,7 +4,8 @@
 above it; every other method comes from the modules that implement it and is set on the
 class here: each op family's namespace of methods (``ArithmeticMethods`` ...; ``Tensor``
 does not inherit from them), the derivative table's generated methods and in-place variants,
-the legacy constructor, ``backward``, and the regeneration of a view's ``grad_fn``.
+the device methods, the legacy constructor and ``type()``, ``backward``, and the
+regeneration of a view's ``grad_fn``.
 ``ATTACHED`` records what was attached; ``tools/tensor_stub.py`` writes the stub
 ``attached.pyi`` from it, so that type checkers and editors see these methods.
 """
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad.tensor import creation, dispatch, views
+from hookgrad.tensor import creation, dispatch, legacy, views
 from hookgrad.tensor.backward import tensor_backward
+from hookgrad.tensor.device import DeviceMethods
 from hookgrad.tensor.functions import generated
 from hookgrad.tensor.functions.arithmetic import ArithmeticMethods
 from hookgrad.tensor.functions.conversion import ConversionMethods
@@ -22,6 +24,7 @@ from hookgrad.tensor.functions.indexing import IndexingMethods
 from hookgrad.tensor.functions.inplace import TABLE_INPLACE, InplaceMethods
 from hookgrad.tensor.functions.linalg import LinalgMethods
 from hookgrad.tensor.functions.reduction import ReductionMethods
+from hookgrad.tensor.functions.sampling import SamplingMethods
 from hookgrad.tensor.functions.shape import ShapeMethods
 from hookgrad.tensor.functions.unary import UnaryMethods
 from hookgrad.tensor.layout import LayoutMethods
@@ -41,6 +44,8 @@ FAMILIES = (
     LinalgMethods,
     ConversionMethods,
     InplaceMethods,
+    SamplingMethods,
+    DeviceMethods,
 )
 
 ATTACHED: dict[str, Any] = {
@@ -57,6 +62,7 @@ for _family in FAMILIES:
             ATTACHED[_name] = _method
 # NOTE: last: the table's methods replace the hand-written ones of the same name (``logit``).
 ATTACHED |= generated.FUNCTIONS | TABLE_INPLACE
+ATTACHED["type"] = legacy.tensor_type  # also takes the legacy types: x.type(LongTensor)
 
 for _name, _method in ATTACHED.items():
     setattr(Tensor, _name, _method)

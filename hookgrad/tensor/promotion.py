@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad.ops.strides import cast
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.tensor import Tensor
 
@@ -29,7 +30,7 @@ def cast_operand(value: Any, np_dtype: np.dtype) -> Any:
     """``value`` (tensor or scalar) as an array or NumPy scalar of ``np_dtype``."""
     if isinstance(value, Tensor):
         data = value._data
-        return data if data.dtype == np_dtype else data.astype(np_dtype)
+        return data if data.dtype == np_dtype else cast(data, np_dtype)
     return np_dtype.type(value)
 
 
@@ -53,4 +54,4 @@ def float_arrays(a: Any, b: Any) -> tuple[Any, Any]:
     if kind in "fc":
         return x, y
     np_dtype = dtypes.get_default_dtype().np
-    return np.asarray(x, np_dtype), np.asarray(y, np_dtype)
+    return cast(np.asarray(x), np_dtype), cast(np.asarray(y), np_dtype)

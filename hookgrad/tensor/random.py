@@ -1,19 +1,37 @@
-"""Random numbers: ``Generator``, ``manual_seed``, the RNG state, and the random creation
-functions (``rand``, ``randn``, ``randint``, ``randperm``, ``*_like``).
+"""Random numbers: ``Generator``, the seeds and the RNG state, the samplers the rest of
+hookgrad draws from, and the random creation functions (``rand``, ``randn``, ``randint``,
+``randperm``, ``*_like``).
 
-A ``Generator`` wraps NumPy's PCG64; a seed makes hookgrad's numbers reproducible, but
-they are not torch's numbers. ``sample_uniform`` and ``sample_normal`` are the samplers
-the rest of hookgrad draws from (``rand``, ``randn``, initialisers, dropout).
+A ``Generator`` is torch's CPU generator, bit for bit: the same Mersenne Twister seeded
+the same way (``hookgrad.tensor.mersenne``), the same transforms for each dtype and size
+(``hookgrad.tensor.random_kernels``), and the same state layout, so that after the same
+``manual_seed`` a program draws the same numbers from hookgrad as from torch, and a state
+saved by one can be restored in the other.
+
+The samplers (``sample_uniform``, ``sample_normal`` ...) take the array to be filled and
+return its new values: torch visits a tensor's elements in memory order, and takes its
+vectorised normal path only for a contiguous one, so the layout matters as well as the
+shape.
+
+Example::
+
+    hookgrad.manual_seed(0)
+    hookgrad.rand(2)                   # tensor([0.4963, 0.7682]), as torch.rand(2)
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from hookgrad.tensor import dtypes
+from hookgrad.ops.inplace import OVERLAP_ERROR, has_internal_overlap
+from hookgrad.tensor import dtypes, random_kernels
 from hookgrad.tensor.creation import (
     like_dtype,
     new_leaf,
@@ -22,25 +40,26 @@ from hookgrad.tensor.creation import (
     size_args,
 )
 from hookgrad.tensor.device import check_device, cpu
+from hookgrad.tensor.mersenne import MASK64, Engine
+from hookgrad.tensor.tensor import Tensor
 
-DEFAULT_SEED = 67280421310721
-_MASK64 = (1 << 64) - 1
+DEFAULT_SEED = 67280421310721  # torch's seed of a new Generator
 
 
 class Generator:
-    """A source of random numbers with its own state.
+    """A source of random numbers with its own state: torch's CPU generator.
 
     Example::
 
         g = hookgrad.Generator().manual_seed(0)
         a = hookgrad.randn(3, generator=g)
         g.manual_seed(0)
-        b = hookgrad.randn(3, generator=g)   # equal to a
+        b = hookgrad.randn(3, generator=g)   # equal to a (and to torch's)
     """
 
     def __init__(self, device: Any = "cpu") -> None:
         check_device(device)
-        self.manual_seed(DEFAULT_SEED)
+        self._engine = Engine(DEFAULT_SEED)
 
     @property
     def device(self) -> Any:
@@ -48,50 +67,59 @@ class Generator:
         return cpu
 
     def manual_seed(self, seed: int) -> Generator:
-        """Reset the state from ``seed`` (negative seeds wrap to 64 bits); returns ``self``."""
+        """Reset the state from ``seed`` (negative seeds wrap to 64 bits; the twister uses
+        the low 32 bits, as torch's); returns ``self``."""
         seed = int(seed)
-        if not -(1 << 63) <= seed <= _MASK64:
+        if not -(1 << 63) <= seed <= MASK64:
             raise ValueError("Overflow when unpacking long long")
-        self._seed = seed & _MASK64
-        self._rng = np.random.default_rng(self._seed)
+        self._engine.reseed(seed & MASK64)
         return self
 
     def initial_seed(self) -> int:
         """The seed the current state was made from."""
-        return self._seed
+        return self._engine.seed
 
     def seed(self) -> int:
         """Re-seed from fresh OS entropy; returns the new seed."""
-        self.manual_seed(int.from_bytes(os.urandom(8), "little"))
-        return self._seed
+        seed = int.from_bytes(os.urandom(8), "little")
+        self._engine.reseed(seed)
+        return seed
 
-    def get_state(self) -> Any:
-        """The generator's state as an int64 tensor (restore it with ``set_state``)."""
-        state = self._rng.bit_generator.state
-        words = [
-            state["state"]["state"] & _MASK64,
-            state["state"]["state"] >> 64,
-            state["state"]["inc"] & _MASK64,
-            state["state"]["inc"] >> 64,
-            state["has_uint32"],
-            state["uinteger"],
-            self._seed,
-        ]
-        return new_leaf(np.array(words, dtype=np.uint64).view(np.int64))
+    def get_state(self) -> Tensor:
+        """The state as a tensor of torch's 5056 state bytes (restore it with
+        ``set_state``; torch's ``set_state`` takes it as ``torch.tensor(s.tolist(),
+        dtype=torch.uint8)``).
+
+        NOTE: hookgrad has no uint8 dtype: the bytes come as int64 values in [0, 255].
+        """
+        return new_leaf(self._engine.state_bytes().astype(np.int64))
 
     def set_state(self, new_state: Any) -> Generator:
-        """Restore a state returned by ``get_state``; returns ``self``."""
-        words = [int(w) for w in np.asarray(new_state._data, dtype=np.int64).view(np.uint64)]
-        if len(words) != 7:
-            raise RuntimeError("Expected a state tensor returned by Generator.get_state()")
-        self._seed = words[6]
-        self._rng.bit_generator.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": words[0] | words[1] << 64, "inc": words[2] | words[3] << 64},
-            "has_uint32": words[4],
-            "uinteger": words[5],
-        }
+        """Restore a state from ``get_state`` here or in torch (a byte tensor of either
+        library, or a NumPy uint8 array); returns ``self``."""
+        self._engine.load_state_bytes(_state_bytes(new_state))
         return self
+
+    def clone_state(self) -> Generator:
+        """A new generator in the same state."""
+        return Generator().set_state(self.get_state())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restored_generator, (self._engine.state_bytes(),))
+
+
+def _restored_generator(state: np.ndarray) -> Generator:
+    """Unpickle a ``Generator`` from its state bytes."""
+    return Generator().set_state(state)
+
+
+def _state_bytes(state: Any) -> np.ndarray:
+    """The bytes of a state: a hookgrad integer tensor of values in [0, 255], a uint8
+    array, or torch's ByteTensor (read through NumPy)."""
+    data = state._data if isinstance(state, Tensor) else np.asarray(state)
+    if data.dtype.kind not in "iu" or (data.size and (data.min() < 0 or data.max() > 255)):
+        raise TypeError("RNG state must be a torch.ByteTensor")
+    return data.ravel().astype(np.uint8)
 
 
 default_generator = Generator()
@@ -118,66 +146,310 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
-def get_rng_state() -> Any:
-    """The default generator's state as a tensor (see ``set_rng_state``)."""
+def get_rng_state() -> Tensor:
+    """The default generator's state: torch's 5056 state bytes (see
+    ``Generator.get_state``)."""
     return default_generator.get_state()
 
 
 def set_rng_state(new_state: Any) -> None:
-    """Restore the default generator's state from ``get_rng_state()``."""
+    """Restore the default generator's state from ``get_rng_state()`` (hookgrad's or
+    torch's)."""
     default_generator.set_state(new_state)
 
 
-def _rng(generator: Generator | None) -> np.random.Generator:
-    return (default_generator if generator is None else generator)._rng
+@contextlib.contextmanager
+def fork_rng(
+    devices: Any = None, enabled: bool = True, device_type: str = "cuda"
+) -> Iterator[None]:
+    """A context in which the default generator may be used freely: its state is put back
+    on exit (hookgrad has only the CPU generator; ``devices`` are accepted and ignored).
+
+    Example::
+
+        with hookgrad.random.fork_rng():
+            hookgrad.rand(3)         # does not change what the next rand() outside gives
+    """
+    if not enabled:
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)
+
+
+def engine_of(generator: Generator | None) -> Engine:
+    """The engine of ``generator`` (the default generator's for None)."""
+    if generator is None:
+        return default_generator._engine
+    if not isinstance(generator, Generator):
+        raise TypeError(
+            f"expected a torch.Generator, but got {type(generator).__name__} for argument "
+            "'generator'"
+        )
+    return generator._engine
+
+
+# -- the order of the elements -----------------------------------------------------------------
+def _memory_axes(like: np.ndarray) -> list[int]:
+    """The axes of ``like`` from outermost to innermost in memory: the order in which
+    torch's TensorIterator visits its elements."""
+    return sorted(range(like.ndim), key=lambda axis: -abs(like.strides[axis]))
+
+
+def _placed(values: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """Flat ``values``, in the order torch visits the elements of ``like``, as an array of
+    ``like``'s shape."""
+    if like.ndim < 2 or like.flags.c_contiguous:
+        return values.reshape(like.shape)
+    axes = _memory_axes(like)
+    return values.reshape([like.shape[axis] for axis in axes]).transpose(np.argsort(axes))
+
+
+def _visited(array: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """The elements of ``array`` (of ``like``'s shape) flat, in the order torch visits the
+    elements of ``like`` (the inverse of ``_placed``)."""
+    if like.ndim < 2 or like.flags.c_contiguous:
+        return array.ravel()
+    return array.transpose(_memory_axes(like)).ravel()
 
 
 # -- samplers ------------------------------------------------------------------------------
-def _check_dtype(np_dtype: np.dtype, kernel: str) -> None:
+def _engine_for(like: np.ndarray, generator: Generator | None) -> Engine:
+    """The engine to draw ``like``'s values from, after torch's check (made before any
+    draw) that no two elements of ``like`` share memory."""
+    if like.size and has_internal_overlap(like):
+        raise RuntimeError(OVERLAP_ERROR)
+    return engine_of(generator)
+
+
+def _not_implemented(kernel: str, np_dtype: np.dtype) -> NotImplementedError:
+    name = dtypes.legacy_name(dtypes.from_numpy_dtype(np_dtype))
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+
+
+def _check_floating(np_dtype: np.dtype, kernel: str) -> None:
     if np_dtype.kind not in "fc":
-        name = dtypes.legacy_name(dtypes.from_numpy_dtype(np_dtype))
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+        raise _not_implemented(kernel, np_dtype)
 
 
-def _uniform_real(shape: tuple[int, ...], np_dtype: np.dtype, rng: np.random.Generator) -> Any:
-    if np_dtype == np.float16:
-        # NOTE: float16 keeps 11 significant bits: a multiple of 2**-11 never rounds to 1.
-        return (rng.integers(0, 1 << 11, shape) * 2.0**-11).astype(np.float16)
-    return rng.random(shape, dtype=np_dtype)
+def _real_dtype(np_dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float32 if np_dtype == np.complex64 else np.float64)
 
 
 def sample_uniform(
-    shape: tuple[int, ...], np_dtype: np.dtype, generator: Generator | None = None
+    like: np.ndarray, low: float = 0.0, high: float = 1.0, generator: Generator | None = None
 ) -> np.ndarray:
-    """An array of ``shape`` uniform in ``[0, 1)`` (real and imaginary parts for complex)."""
-    np_dtype = np.dtype(np_dtype)
-    _check_dtype(np_dtype, "check_uniform_bounds")
-    rng = _rng(generator)
+    """New values for ``like`` (an array: its shape, dtype and layout count), uniform in
+    ``[low, high)``; a complex array gets its real and imaginary parts so."""
+    np_dtype = like.dtype
+    _check_floating(np_dtype, "check_uniform_bounds")
+    engine = _engine_for(like, generator)
     if np_dtype.kind == "c":
-        real = np.float32 if np_dtype == np.complex64 else np.float64
-        parts = _uniform_real(shape, np.dtype(real), rng), _uniform_real(shape, np.dtype(real), rng)
-        return (parts[0] + 1j * parts[1]).astype(np_dtype)
-    return np.asarray(_uniform_real(shape, np_dtype, rng))
+        real = random_kernels.uniform(engine, 2 * like.size, _real_dtype(np_dtype), low, high)
+        return _placed(real.view(np_dtype), like)
+    return _placed(random_kernels.uniform(engine, like.size, np_dtype, low, high), like)
 
 
 def sample_normal(
-    shape: tuple[int, ...], np_dtype: np.dtype, generator: Generator | None = None
+    like: np.ndarray, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None
 ) -> np.ndarray:
-    """An array of ``shape`` of standard normal samples; a complex sample has variance 1
-    (each part variance 1/2), as torch's."""
-    np_dtype = np.dtype(np_dtype)
-    _check_dtype(np_dtype, "normal_kernel_cpu")
-    rng = _rng(generator)
+    """New values for ``like``, normal with ``mean`` and ``std``; a complex sample has
+    variance ``std**2`` (each part ``std**2 / 2``), as torch's."""
+    np_dtype = like.dtype
+    _check_floating(np_dtype, "normal_kernel_cpu")
+    engine = _engine_for(like, generator)
+    contiguous = bool(like.flags.c_contiguous)
     if np_dtype.kind == "c":
-        real = np.float32 if np_dtype == np.complex64 else np.float64
-        parts = rng.standard_normal((2, *shape), dtype=real) * np.sqrt(0.5, dtype=real)
-        return (parts[0] + 1j * parts[1]).astype(np_dtype)
-    if np_dtype == np.float16:
-        return rng.standard_normal(shape, dtype=np.float32).astype(np.float16)
-    return np.asarray(rng.standard_normal(shape, dtype=np_dtype))
+        scale = std / math.sqrt(2)
+        real = random_kernels.normal(
+            engine, 2 * like.size, _real_dtype(np_dtype), mean, scale, contiguous
+        )
+        return _placed(real.view(np_dtype), like)
+    values = random_kernels.normal(engine, like.size, np_dtype, mean, std, contiguous)
+    return _placed(values, like)
+
+
+def _update_from(low: int, np_dtype: np.dtype) -> int:
+    """torch's ``update_from``: the smallest integer at least ``low`` that the floating
+    dtype holds exactly (as torch computes it)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # C's casts overflow silently
+        rounded = int(random_kernels.cast(np.array([low + 1]), np_dtype).astype(np.int64)[0])
+    if rounded < low:
+        bits = abs(low + 1).bit_length() - 1
+        low = rounded + (1 << (bits - random_kernels.digits(np_dtype) + 1))
+    return low
+
+
+def _update_to(high: int, np_dtype: np.dtype) -> int:
+    """torch's ``update_to``: the matching adjustment of an exclusive upper bound."""
+    with np.errstate(over="ignore", invalid="ignore"):  # C's casts overflow silently
+        rounded = int(random_kernels.cast(np.array([high - 1]), np_dtype).astype(np.int64)[0])
+    if rounded >= high:
+        bits = abs(high - 1).bit_length() - 1
+        high = rounded - (1 << (bits - random_kernels.digits(np_dtype) + 1))
+    return high
+
+
+def _check_bounds(low: int, top: int, target: dtypes.dtype) -> None:
+    """torch's ``check_from_to_in_range`` for integers from ``low`` to ``top`` (inclusive)
+    in ``target``: an error outside the dtype, a warning beyond a float's exact integers."""
+    name = dtypes.cpp_name(target)
+    if target.is_floating_point:
+        info = np.finfo(target.np)
+        lowest, highest = float(info.min), float(info.max)
+    elif target is dtypes.bool_:
+        lowest, highest = 0, 1
+    else:
+        limits = np.iinfo(target.np)
+        lowest, highest = int(limits.min), int(limits.max)
+    for value, label in ((low, "from"), (top, "to - 1")):
+        if not lowest <= value <= highest:
+            raise RuntimeError(f"{label} is out of bounds for {name}")
+    if target.is_floating_point:
+        digits = random_kernels.digits(target.np)
+        for value, label in ((low, "from"), (top, "to - 1")):
+            if not -(1 << digits) <= value <= 1 << digits:
+                warnings.warn(
+                    f"{label} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                    f"limitations {name} can support discrete uniform distribution only "
+                    "within this range. This warning will become an error in version 1.7 "
+                    "release, please fix the code in advance",
+                    UserWarning,
+                    stacklevel=4,
+                )
+
+
+def sample_integers(
+    like: np.ndarray, low: int, high: int | None, generator: Generator | None = None
+) -> np.ndarray:
+    """New values for ``like``: integers uniform in ``[low, high)`` (``high`` None: up to
+    the largest value of the dtype; ``low = -2**63`` then takes whole 64-bit words), with
+    torch's checks of the bounds against the dtype."""
+    np_dtype = like.dtype
+    target = dtypes.from_numpy_dtype(np_dtype)
+    floating = np_dtype.kind == "f"
+    if high is None and low == -(1 << 63):
+        _check_full_range(np_dtype)
+        engine = _engine_for(like, generator)
+        return _placed(random_kernels.random_full_range(engine, like.size, np_dtype), like)
+    if np_dtype.kind == "c":
+        kind = "random_from_to_impl" if high is None else "check_random_bounds"
+        raise RuntimeError(f"{kind} handles only integral, floating-point and boolean types")
+    if high is None:
+        if floating:
+            top = min(1 << random_kernels.digits(np_dtype), (1 << 63) - 1)
+            low = _update_from(low, np_dtype)
+            if low >= top:
+                raise RuntimeError(
+                    "random_ expects 'from' casted to dtype to be less than or equal to "
+                    f"'to_inc' casted to dtype, but got from={low} > to_inc={top}"
+                )
+        else:
+            top = 1 if target is dtypes.bool_ else int(np.iinfo(np_dtype).max)
+    else:
+        if low >= high:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            )
+        if floating:
+            low, high = _update_from(low, np_dtype), _update_to(high, np_dtype)
+            if low >= high:
+                raise RuntimeError(
+                    "random_ expects 'from' casted to dtype to be less than 'to' casted to "
+                    f"dtype, but got from={low} >= to={high}"
+                )
+        top = high - 1
+    _check_bounds(low, top, target)
+    span = (top - low + 1) & MASK64
+    engine = _engine_for(like, generator)
+    return _placed(random_kernels.random_from_to(engine, like.size, np_dtype, span, low), like)
+
+
+def _check_full_range(np_dtype: np.dtype) -> None:
+    """torch draws whole 64-bit words only into int64, float64 and float32."""
+    if np_dtype.kind in "bc" or np_dtype == np.float16:
+        raise _not_implemented("random_full_64_bits_range_kernel_cpu", np_dtype)
+    if np_dtype not in (np.int64, np.float64, np.float32):
+        raise RuntimeError(
+            "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16"
+        )
+
+
+def sample_bits(like: np.ndarray, generator: Generator | None = None) -> np.ndarray:
+    """New values for ``like`` as ``random_()`` draws them: integers in ``[0, max]`` of
+    the dtype (``[0, 2**mantissa]`` for a floating one)."""
+    if like.dtype.kind == "c":
+        raise _not_implemented("random_kernel_cpu", like.dtype)
+    engine = _engine_for(like, generator)
+    return _placed(random_kernels.random_bits(engine, like.size, like.dtype), like)
+
+
+def sample_bernoulli(like: np.ndarray, p: Any, generator: Generator | None = None) -> np.ndarray:
+    """New values for ``like``: 1 with probability ``p`` (a number, or an array that
+    broadcasts to ``like``'s shape: float64 ones are compared with double uniforms, others
+    with float ones, as torch's), else 0."""
+    if like.dtype.kind == "c":
+        tensor_p = isinstance(p, np.ndarray)
+        kernel = "bernoulli_tensor_cpu_self_" if tensor_p else "bernoulli_scalar_cpu_"
+        raise _not_implemented(kernel, like.dtype)
+    engine = _engine_for(like, generator)
+    if isinstance(p, np.ndarray):
+        probability = _visited(np.broadcast_to(p, like.shape), like)
+        bad = np.flatnonzero(~((probability >= 0) & (probability <= 1)))
+        if bad.size:
+            random_kernels.bernoulli(engine, probability[: bad[0]])  # drawn before the error
+            raise RuntimeError(
+                "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this "
+                "error message be improved?  If so, please report an enhancement request to "
+                "PyTorch.)"
+            )
+    else:
+        probability = np.full(like.size, float(p))
+    hits = random_kernels.bernoulli(engine, probability)
+    return _placed(random_kernels.cast(hits, like.dtype), like)
+
+
+def _continuous(
+    like: np.ndarray, values: Callable[[Engine, int], np.ndarray], generator: Any
+) -> np.ndarray:
+    engine = _engine_for(like, generator)
+    return _placed(random_kernels.cast(values(engine, like.size), like.dtype), like)
+
+
+def sample_exponential(like: np.ndarray, rate: float, generator: Any = None) -> np.ndarray:
+    """New values for ``like`` from the exponential distribution of ``rate``."""
+    return _continuous(like, lambda e, n: random_kernels.exponential(e, n, rate), generator)
+
+
+def sample_cauchy(
+    like: np.ndarray, median: float, sigma: float, generator: Any = None
+) -> np.ndarray:
+    """New values for ``like`` from the Cauchy distribution."""
+    return _continuous(like, lambda e, n: random_kernels.cauchy(e, n, median, sigma), generator)
+
+
+def sample_log_normal(
+    like: np.ndarray, mean: float, std: float, generator: Any = None
+) -> np.ndarray:
+    """New values for ``like`` whose logarithm is normal with ``mean`` and ``std``."""
+    return _continuous(like, lambda e, n: random_kernels.log_normal(e, n, mean, std), generator)
+
+
+def sample_geometric(like: np.ndarray, p: float, generator: Any = None) -> np.ndarray:
+    """New values for ``like``: the number of Bernoulli(``p``) trials to the first success."""
+    if like.dtype.kind == "c":
+        raise _not_implemented("geometric_cpu", like.dtype)
+    return _continuous(like, lambda e, n: random_kernels.geometric(e, n, p), generator)
 
 
 # -- random creation functions -------------------------------------------------------------
+def _empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    return np.empty(shape, resolve_dtype(dtype).np)
+
+
 def rand(
     *args: Any,
     size: Any = None,
@@ -192,7 +464,7 @@ def rand(
     """
     check_device(device)
     shape = parse_size(size_args(args, size), "rand")
-    return new_leaf(sample_uniform(shape, resolve_dtype(dtype).np, generator), requires_grad)
+    return new_leaf(sample_uniform(_empty(shape, dtype), generator=generator), requires_grad)
 
 
 def randn(
@@ -209,7 +481,7 @@ def randn(
     """
     check_device(device)
     shape = parse_size(size_args(args, size), "randn")
-    return new_leaf(sample_normal(shape, resolve_dtype(dtype).np, generator), requires_grad)
+    return new_leaf(sample_normal(_empty(shape, dtype), generator=generator), requires_grad)
 
 
 def _check_int(value: Any, name: str, position: int) -> int:
@@ -219,20 +491,6 @@ def _check_int(value: Any, name: str, position: int) -> int:
             f"{type(value).__name__}"
         )
     return int(value)
-
-
-def _random_integers(
-    low: int, high: int, shape: tuple[int, ...], target: dtypes.dtype, generator: Any
-) -> np.ndarray:
-    if low >= high:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
-        )
-    if target is dtypes.bool_ and low < 0:
-        raise RuntimeError("from is out of bounds for bool")
-    if target is dtypes.bool_ and high > 2:
-        raise RuntimeError("to - 1 is out of bounds for bool")
-    return _rng(generator).integers(low, high, size=shape).astype(target.np)
 
 
 def randint(
@@ -273,7 +531,8 @@ def randint(
     low, high = _check_int(low, "low", 1), _check_int(high, "high", high_position)
     target = dtypes.int64 if dtype is None else dtypes.to_dtype(dtype)
     shape = parse_size((size,), "randint")
-    return new_leaf(_random_integers(low, high, shape, target, generator), requires_grad)
+    array = sample_integers(np.empty(shape, target.np), low, high, generator)
+    return new_leaf(array, requires_grad)
 
 
 def randperm(
@@ -299,12 +558,34 @@ def randperm(
             f"\"randperm\" not implemented for '{dtypes.legacy_name(target)}'"
         )
     (count,) = parse_size((int(n),), "randperm")
-    return new_leaf(_rng(generator).permutation(count).astype(target.np), requires_grad)
+    if target.is_floating_point:
+        most = 1 << random_kernels.digits(target.np)
+        if count > most + 1:
+            name = dtypes.legacy_name(target)
+            raise RuntimeError(f"n cannot be greater than {most + 1} for {name} type.")
+    order = random_kernels.randperm(engine_of(generator), count)
+    return new_leaf(order.astype(target.np), requires_grad)
+
+
+def empty_like(data: np.ndarray, np_dtype: Any = None) -> np.ndarray:
+    """An uninitialised array of ``data``'s shape and, when ``data`` is dense, its memory
+    order (torch's ``empty_like`` with ``preserve_format``), of ``np_dtype`` (default:
+    ``data``'s dtype)."""
+    np_dtype = data.dtype if np_dtype is None else np_dtype
+    if data.flags.c_contiguous or data.ndim < 2:
+        return np.empty(data.shape, np_dtype)
+    axes = _memory_axes(data)
+    return np.empty([data.shape[axis] for axis in axes], np_dtype).transpose(np.argsort(axes))
+
+
+def _like(input: Any, dtype: Any) -> np.ndarray:
+    return empty_like(input._data, like_dtype(input, dtype))
 
 
 def rand_like(
     input: Any,
     *,
+    generator: Generator | None = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
@@ -312,13 +593,13 @@ def rand_like(
 ) -> Any:
     """Uniform ``[0, 1)`` samples with the shape (and, unless given, dtype) of ``input``."""
     check_device(device)
-    np_dtype = like_dtype(input, dtype)
-    return new_leaf(sample_uniform(input._data.shape, np_dtype), requires_grad)
+    return new_leaf(sample_uniform(_like(input, dtype), generator=generator), requires_grad)
 
 
 def randn_like(
     input: Any,
     *,
+    generator: Generator | None = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
@@ -326,8 +607,7 @@ def randn_like(
 ) -> Any:
     """Standard normal samples with the shape (and, unless given, dtype) of ``input``."""
     check_device(device)
-    np_dtype = like_dtype(input, dtype)
-    return new_leaf(sample_normal(input._data.shape, np_dtype), requires_grad)
+    return new_leaf(sample_normal(_like(input, dtype), generator=generator), requires_grad)
 
 
 def randint_like(
@@ -335,6 +615,7 @@ def randint_like(
     low: int = 0,
     high: int | None = None,
     *,
+    generator: Generator | None = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
@@ -345,6 +626,5 @@ def randint_like(
     check_device(device)
     if high is None:
         low, high = 0, low
-    target = dtypes.from_numpy_dtype(like_dtype(input, dtype))
-    array = _random_integers(int(low), int(high), input._data.shape, target, None)
+    array = sample_integers(_like(input, dtype), int(low), int(high), generator)
     return new_leaf(array, requires_grad)

@@ -12,7 +12,10 @@ it shares the base's memory and version counter. After an in-place op:
   it is read (its version no longer matches the one its ``grad_fn`` was made at).
 
 A ``ViewGeometry`` says where a view's elements lie in its base, found from their
-memory addresses, so every view op (and a chain of them) is handled alike.
+memory addresses, so every view op (and a chain of them) is handled alike. Under
+``create_graph=True`` the backwards of ``CopySlices`` and ``AsStridedBackward0`` take
+torch's steps (a copy into a tensor laid out as the base, ``as_strided`` views of it), so
+that the graph they record has torch's nodes.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ from hookgrad.graph import anomaly, history
 from hookgrad.graph.history import CreationMeta
 from hookgrad.graph.saved import _forward_name
 from hookgrad.ops.indexing import Key
-from hookgrad.ops.inplace import AsStrided, CopySlices, has_internal_overlap
+from hookgrad.ops.inplace import OVERLAP_ERROR, AsStrided, CopySlices, has_internal_overlap
+from hookgrad.ops.shape import ContiguousCopy
+from hookgrad.ops.strides import as_view, torch_strides
 from hookgrad.tensor import dispatch
 from hookgrad.tensor.functions.joining import stack
 from hookgrad.tensor.tensor import Tensor
@@ -71,7 +76,9 @@ def check_inplace(tensor: Any, requires_grad: bool) -> None:
             raise RuntimeError(view_error(tensor, tensor._grad_fn, False))
         if tensor.requires_grad and base.grad_fn is None:
             raise RuntimeError(VIEW_OF_LEAF_INPLACE_MESSAGE)
-    if tensor.requires_grad and tensor.grad_fn is None:
+    # NOTE: the stored grad_fn, as torch's C++ ``is_leaf``: a view made before its base
+    # came to require grad (through another view's in-place op) has none until read.
+    if tensor.requires_grad and tensor._grad_fn is None:
         raise RuntimeError(LEAF_INPLACE_MESSAGE)
 
 
@@ -162,6 +169,13 @@ class ViewGeometry:
         self.view_shape = view.shape + ((2,) if self.view_complex else ())
         self._key = Key((Ellipsis,), (_positions(base, view),), "IndexBackward0")
         self.overlapping = has_internal_overlap(view)
+        # The layouts of both (strides and the view's offset in elements), for
+        # ``copy_slices``; a view of another dtype (``real``) takes the other path there.
+        self.same_dtype = base.dtype == view.dtype
+        item = base.itemsize
+        self._base_layout = (base.shape, torch_strides(base))
+        start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        self._view_layout = (view.shape, torch_strides(view), start // item)
 
     def take(self, grad: Any) -> Any:
         """The view's part of a base-shaped ``grad``."""
@@ -170,6 +184,8 @@ class ViewGeometry:
 
     def put(self, values: Any) -> Any:
         """A base-shaped tensor of zeros with view-shaped ``values`` added in place."""
+        if _state.grad_enabled and self.same_dtype and not self._maybe_overlapping():
+            return self._as_strided_backward(values)
         flat = _as_scalars(values).reshape(-1)
         size = int(np.prod(self.base_shape))
         out = flat.new_zeros(size)._index_put_key(self._key, flat, True)
@@ -184,10 +200,79 @@ class ViewGeometry:
         out = flat._index_put_key(self._key, new, False)
         return _from_scalars(out.reshape(self.base_shape), self.base_complex)
 
+    def part_of(self, a: np.ndarray, squeezed: bool = False) -> np.ndarray:
+        """The view's part of ``a``, an array laid out as the base: a view of its memory
+        (``squeezed``: without the view's size-1 dims)."""
+        shape, strides, start = self._view_layout
+        if squeezed:
+            kept = [(n, s) for n, s in zip(shape, strides) if n != 1]
+            shape, strides = tuple(n for n, _ in kept), tuple(s for _, s in kept)
+        return as_view(_memory_from(a, start), shape, strides)
+
+    def _maybe_overlapping(self) -> bool:
+        """torch's ``_maybe_overlapping_memory`` test of the view's dims of size > 1 (it
+        then scatters with index_add_ instead: that case takes the array path here)."""
+        shape, strides, _ = self._view_layout
+        reach = 0
+        for stride, size in sorted((s, n) for s, n in zip(strides, shape) if n > 1):
+            if stride <= reach:
+                return True
+            reach += stride * (size - 1)
+        return False
+
+    def _as_strided_backward(self, values: Any) -> Any:
+        """``put`` as torch's ``as_strided_backward`` records it (``create_graph=True``):
+        ``values`` without their size-1 dims (a ``squeeze`` each) copied into the view's
+        part of zeros laid out as the base (a ``CopySlices``), returned as an
+        ``as_strided`` view of the whole; zeros for an empty view."""
+        shape = self._view_layout[0]
+        if 0 in shape:
+            return values.new_zeros(self.base_shape)
+        for dim in range(len(shape) - 1, -1, -1):
+            if shape[dim] == 1:
+                values = values.squeeze(dim)
+        storage = Tensor._make(self._like_base(values._data.dtype, np.zeros))
+        dispatch.apply(AsStrided(self, squeezed=True), storage).copy_(values)
+        whole = ViewGeometry(storage._data, storage._data)
+        return dispatch.apply(AsStrided(whole), storage)
+
+    def _like_base(self, dtype: np.dtype, allocate: Any = np.empty) -> np.ndarray:
+        """A new array of ``dtype`` laid out as the base."""
+        shape, strides = self._base_layout
+        size = 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if all(shape) else 0
+        return as_view(allocate(size, dtype), shape, strides)
+
+    def copy_slices(self, grad: Any, fn: Any, base_needed: bool) -> tuple[Any, ...]:
+        """torch's ``CopySlices`` backward as tensor ops, to record its graph under
+        ``create_graph=True``: ``grad`` is copied into a new tensor laid out as the base;
+        ``fn`` runs on a contiguous clone (``CloneBackward0``) of the view's part of it (an
+        ``as_strided`` view), and its first result is copied back into that part."""
+        result = Tensor._make(self._like_base(grad._data.dtype))
+        result.copy_(grad)
+        part = dispatch.apply(AsStrided(self), result)
+        grads = fn._apply([dispatch.apply(ContiguousCopy(), part)])
+        if type(grads) is not tuple:
+            grads = (grads,)
+        if not base_needed:
+            return (None, *grads[1:])
+        if self.overlapping:
+            # NOTE: torch copies into the view's part, whose elements share memory: an
+            # in-place copy_ it refuses.
+            raise RuntimeError(OVERLAP_ERROR)
+        part.copy_(self.view_zeros(grad) if grads[0] is None else grads[0])
+        return (result, *grads[1:])
+
     def view_zeros(self, like: Any) -> Any:
         """Zeros of the view's shape, in the real or complex dtype of ``like``'s kind."""
         zeros = _as_scalars(like).new_zeros(self.view_shape)
         return _from_scalars(zeros, self.view_complex)
+
+
+def _memory_from(a: np.ndarray, start: int) -> np.ndarray:
+    """The memory of ``a`` from its element ``start`` on (in memory order), as a vector
+    reaching as far as ``a``'s elements do."""
+    count = 1 + sum((n - 1) * s for n, s in zip(a.shape, torch_strides(a))) if a.size else 0
+    return as_view(a, (count,), (1,))[start:]
 
 
 def _as_scalars(t: Any) -> Any:

@@ -573,6 +573,7 @@ def test_once_differentiable(torch):
         return Square
 
     from torch.autograd.function import once_differentiable as torch_once
+
     messages = []
     for lib, decorator in ((hookgrad, once_differentiable), (torch, torch_once)):
         x = leaf(lib, X)

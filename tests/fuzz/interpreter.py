@@ -89,10 +89,12 @@ def info(t: Any, version: int | None = None) -> Any:
     else:
         node, node_name = type(fn).__name__, guarded(fn.name)
         edges = tuple(None if f is None else type(f).__name__ for f, _ in fn.next_functions)
+    # NOTE: force=True: torch's ``.grad`` may be its internal ZeroTensor (abs's double
+    # backward gets one from ``sgn_backward`` of a real input), which numpy() refuses.
     return TensorInfo(
         shape=tuple(t.shape),
         dtype=str(t.dtype).rsplit(".", 1)[-1],
-        values=np.array(t.detach().numpy(), copy=True),
+        values=np.array(t.detach().numpy(force=True), copy=True),
         requires_grad=guarded(lambda: bool(t.requires_grad)),
         is_leaf=guarded(lambda: bool(t.is_leaf)),
         node=node,

@@ -60,17 +60,25 @@ def step(program: Program, diff: Diff) -> Instr | None:
 
 def grad_capture_after_hooks(diff: Diff, program: Program) -> bool:
     """autograd.grad's result differs from torch's by a product of the scales of tensor
-    hooks registered before (on the input or on an alias of it, e.g. ``x.float()``)."""
+    hooks registered before (on the input or on an alias of it, e.g. ``x.float()``); under
+    create_graph its node is then the last hook's ``grad * scale`` (``MulBackward0``, whose
+    second edge, the number, is None)."""
     ins = step(program, diff)
-    if diff.kind != "values" or ins is None or ins.op != "grad":
-        return False
-    if not diff.label.startswith("grad results["):
+    if ins is None or ins.op != "grad" or not diff.label.startswith("grad results["):
         return False
     scales = [
         h.kwargs["scale"]
         for h in program.instrs[: diff.step]
         if h.op == "hook.tensor" and isinstance(h.kwargs.get("scale"), float)
     ]
+    if diff.kind in ("node", "node_name", "next"):
+        made = diff.hookgrad
+        by_hook = made == "MulBackward0" or (
+            isinstance(made, tuple) and len(made) == 2 and made[1] is None
+        )
+        return bool(scales) and bool(ins.kwargs.get("create_graph")) and by_hook
+    if diff.kind != "values":
+        return False
     torch_values, hg_values = np.asarray(diff.torch), np.asarray(diff.hookgrad)
     products = {1.0}
     for scale in scales:
@@ -87,20 +95,23 @@ def grad_results_alias(diff: Diff, program: Program) -> bool:
     return diff.kind == "version" and source is not None and source.op == "grad"
 
 
-# Nodes of double-backward graphs that hookgrad records as torch does (select, slice,
-# stack): a diff naming one of them is not covered by ``other_double_backward_nodes``.
-FIXED_DOUBLE_BACKWARD = ("SelectBackwardBackward0", "SliceBackwardBackward0", "SelectBackward0")
-
-
-def other_double_backward_nodes(diff: Diff, program: Program) -> bool:
-    """Node names of a graph built by a backward pass with create_graph=True, other than
-    those of select/slice/stack's backwards (fixed)."""
+def cast_after_wrapped_number(diff: Diff, program: Program) -> bool:
+    """Under create_graph, hookgrad's node is a ToCopyBackward0 (the engine casting a
+    formula's float64 result back) where torch's is not."""
     ins = step(program, diff)
     if ins is None or not ins.kwargs.get("create_graph"):
         return False
-    if any(name in str(diff.torch) for name in FIXED_DOUBLE_BACKWARD):
-        return False
-    return diff.kind in ("node", "node_name", "next")
+    if diff.kind in ("node", "node_name"):
+        return diff.hookgrad == "ToCopyBackward0" != diff.torch
+    if diff.kind == "next":
+        ours, theirs = diff.hookgrad or (), diff.torch or ()
+        return "ToCopyBackward0" in ours and "ToCopyBackward0" not in theirs
+    return False
+
+
+def zero_tensor_grad(diff: Diff, program: Program) -> bool:
+    """torch refuses to accumulate into a ``.grad`` that is its internal ZeroTensor."""
+    return diff.kind == "error" and "ZeroTensors are immutable" in str(diff.torch)
 
 
 def periodic_of_large(diff: Diff, program: Program) -> bool:
@@ -132,13 +143,24 @@ KNOWN: list[Known] = [
         grad_results_alias,
     ),
     Known(
-        "other-double-backward-node-names",
-        "BUG, not fixed: graphs built under create_graph=True still use other ops than "
-        "torch's formulas for a few nodes (3 of 5000 programs): var's formula (seed 1112), "
-        "a view's gradient where torch multiplies (seed 2641) or goes through CopySlices "
-        "(seed 4148). max/min(dim) (ScatterBackward0) and index (IndexPutImplBackward0) "
-        "are fixed.",
-        other_double_backward_nodes,
+        "0-dim-grad-and-wrapped-number",
+        "BUG, not fixed: a formula on tensors (create_graph=True) wraps a saved Python "
+        "number (``x / 2.0``'s other, ``x.div_(2.0)``) as a plain 0-dim float64 tensor, "
+        "without torch's wrapped-number flag that keeps it out of type promotion; with a "
+        "0-dim float32 gradient the formula's result is float64, and the engine casts it "
+        "back: a ToCopyBackward0 where torch's node is the formula's DivBackward0 (seed "
+        "6709). Needs the wrapped-number rule in hookgrad/tensor/promotion.py and "
+        "ops/table.py's _tensor.",
+        cast_after_wrapped_number,
+    ),
+    Known(
+        "torch-zero-tensor-grad",
+        "NOT A BUG (torch internals): the double backward of abs (sgn_backward of a real "
+        "input) gives torch's internal ZeroTensor, which AccumulateGrad keeps as a leaf's "
+        ".grad; a later backward that accumulates into that .grad fails ('ZeroTensors are "
+        "immutable', seed 11440). hookgrad's .grad is a tensor of zeros and accumulates; "
+        "the values agree until then.",
+        zero_tensor_grad,
     ),
 ]
 

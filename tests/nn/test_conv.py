@@ -112,12 +112,16 @@ def test_conv_transpose2d_matches_torch(torch, dtype, config):
 
 
 def test_conv_transpose2d_output_size(torch):
-    module = nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)
-    x = hookgrad.randn(1, 2, 4, 4)
-    assert module(x).shape == (1, 3, 7, 7)
-    assert module(x, output_size=[8, 8]).shape == (1, 3, 8, 8)
-    with pytest.raises(ValueError, match="requested an output size of"):
-        module(x, output_size=[10, 10])
+    messages = []
+    for lib in (hookgrad, torch):
+        module = lib.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)
+        x = lib.randn(1, 2, 4, 4)
+        assert tuple(module(x).shape) == (1, 3, 7, 7)
+        assert tuple(module(x, output_size=[8, 8]).shape) == (1, 3, 8, 8)
+        with pytest.raises(ValueError, match="requested an output size of") as info:
+            module(x, output_size=[10, 10])
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
 
 
 def _double(*shapes):
@@ -150,7 +154,8 @@ def test_gradcheck_and_gradgradcheck(name):
 
 
 def test_double_backward_matches_torch(torch):
-    """The backward is made of convolutions, so second derivatives match torch's."""
+    """The backward is torch's ``convolution_backward`` node, whose backward is made of
+    convolutions: second derivatives match torch's."""
     rng = np.random.default_rng(0)
     x, w = rng.standard_normal((2, 4, 6, 6)), rng.standard_normal((6, 2, 3, 3))
     results = []
@@ -161,18 +166,28 @@ def test_double_backward_matches_torch(torch):
         name = gx.grad_fn.name()
         ((gx * gx).sum() + (gw**3).sum()).backward()
         results.append((gx, gw, xt.grad, wt.grad, name))
-    assert results[0][4] == "ConvolutionBackward0"  # the backward's own node is a conv
+    assert results[0][4] == results[1][4] == "ConvolutionBackwardBackward0"
     assert_close(results[0][:4], results[1][:4], rtol=1e-9, atol=1e-9)
 
 
 def test_node_name_and_saved_attributes(torch):
-    x, w = _double((1, 2, 5, 5), (3, 2, 3, 3))
-    y = F.conv2d(x, w, stride=2, padding=1)
-    assert y.grad_fn.name() == "ConvolutionBackward0"
-    assert y.grad_fn._saved_stride == (2, 2)
-    assert y.grad_fn._saved_padding == (1, 1)
-    assert y.grad_fn._saved_transposed is False
-    assert F.conv1d(x[0, :, 0], w[:, :, 0]).grad_fn.name() == "SqueezeBackward1"
+    seen = []
+    for lib in (hookgrad, torch):
+        x = lib.randn(1, 2, 5, 5, dtype=lib.float64, requires_grad=True)
+        w = lib.randn(3, 2, 3, 3, dtype=lib.float64, requires_grad=True)
+        y = lib.nn.functional.conv2d(x, w, stride=2, padding=1)
+        node = y.grad_fn
+        conv1d = lib.nn.functional.conv1d(x[0, :, 0], w[:, :, 0]).grad_fn
+        seen.append(
+            (
+                node.name(),
+                tuple(node._saved_stride),
+                tuple(node._saved_padding),
+                node._saved_transposed,
+                conv1d.name(),
+            )
+        )
+    assert seen[0] == seen[1] == ("ConvolutionBackward0", (2, 2), (1, 1), False, "SqueezeBackward1")
 
 
 def test_bias_only_gradient():

@@ -207,3 +207,11 @@ def _assert_repr_matches(module, torch_module):
 )
 def test_repr_matches_torch(torch, make):
     _assert_repr_matches(make(nn), make(torch.nn))
+
+
+def test_factory_device_is_checked_as_on_a_cpu_only_torch():
+    assert hookgrad.nn.Linear(2, 1, device="cpu").weight.device == hookgrad.device("cpu")
+    with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled$"):
+        hookgrad.nn.Linear(2, 1, device="cuda")
+    with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled$"):
+        hookgrad.nn.Bilinear(2, 2, 1, device="cuda")

@@ -330,3 +330,21 @@ def test_module_is_picklable() -> None:
 def test_init_rejects_arguments() -> None:
     with pytest.raises(TypeError):
         hookgrad.nn.Module(3)
+
+
+def test_module_device_moves_fail_as_on_a_cpu_only_torch() -> None:
+    """What a CPU-only torch raises (written here: the installed torch may be a CUDA
+    build), and ``compile`` accepted as a no-op."""
+    model = hookgrad.nn.Linear(1, 1)
+    with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled$"):
+        model.cuda()
+    with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled$"):
+        model.to("cuda")
+    with pytest.raises(
+        RuntimeError, match=r"^Cannot access accelerator device when none is available\.$"
+    ):
+        model.to(0)
+    assert model.to("cpu") is model and model.cpu() is model
+    before = [p.detach().clone() for p in model.parameters()]
+    assert model.compile(mode="max-autotune") is None
+    assert all((a == b).all() for a, b in zip(before, model.parameters()))

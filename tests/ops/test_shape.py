@@ -159,7 +159,8 @@ def test_node_names_match_torch(name, torch):
     theirs = fn(torch, _input(torch, requires_grad=True))
     ours = ours if isinstance(ours, (tuple, list)) else [ours]
     theirs = theirs if isinstance(theirs, (tuple, list)) else [theirs]
-    assert [o.grad_fn.name() for o in ours] == [type(o.grad_fn).__name__ for o in theirs]
+    assert [type(o.grad_fn).__name__ for o in ours] == [type(o.grad_fn).__name__ for o in theirs]
+    assert [o.grad_fn.name() for o in ours] == [o.grad_fn.name() for o in theirs]
     assert [tuple(o.shape) for o in ours] == [tuple(o.shape) for o in theirs]
 
 

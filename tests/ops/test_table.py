@@ -142,6 +142,7 @@ NODES = [
     ("remainder_scalar", lambda t, a, b: t.remainder(b, 0.75)),
     ("slice", lambda t, a, b: a[1:, ::2]),
     ("select", lambda t, a, b: a[0]),
+    ("diagonal", lambda t, a, b: a.diagonal()),
     ("round", lambda t, a, b: (a * 3).round()),
     ("round_decimals", lambda t, a, b: a.round(decimals=1)),
     ("frac", lambda t, a, b: (a * 3).frac()),

@@ -217,15 +217,18 @@ def test_global_step_hooks_run_around_the_optimizers_own_in_torchs_order(torch):
     import importlib
 
     for lib in (hookgrad, torch):
-        log = []
+        log: list[str] = []
+        note = log.append
         module = importlib.import_module(f"{lib.__name__}.optim.optimizer")
         p = lib.nn.Parameter(lib.ones(2))
         opt = lib.optim.SGD([p], lr=0.1)
         handles = [
-            module.register_optimizer_step_pre_hook(lambda o, a, k: log.append("global pre")),
-            module.register_optimizer_step_post_hook(lambda o, a, k: log.append("global post")),
-            opt.register_step_pre_hook(lambda o, a, k: log.append("own pre")),
-            opt.register_step_post_hook(lambda o, a, k: log.append("own post")),
+            module.register_optimizer_step_pre_hook(lambda o, a, k, note=note: note("global pre")),
+            module.register_optimizer_step_post_hook(
+                lambda o, a, k, note=note: note("global post")
+            ),
+            opt.register_step_pre_hook(lambda o, a, k, note=note: note("own pre")),
+            opt.register_step_post_hook(lambda o, a, k, note=note: note("own post")),
         ]
         p.grad = lib.ones(2)
         opt.step()

@@ -68,5 +68,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             )
     rows1 = input1.reshape(-1, input1.shape[-1])
     rows2 = input2.reshape(-1, input2.shape[-1])
-    out = apply(Trilinear(), rows1, weight, rows2).view(*input1.shape[:-1], weight.shape[0])
+    # torch's ``_trilinear`` positions: x1 (b, i) -> b . i ., w -> . o i j, x2 -> b . . j.
+    op = Trilinear((1, 3), (0,), (1, 2), (2, 3))
+    out = apply(op, rows1, weight, rows2).view(*input1.shape[:-1], weight.shape[0])
     return out if bias is None else out + bias

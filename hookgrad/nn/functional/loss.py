@@ -172,7 +172,7 @@ def huber_loss(
 # ---------------------------------------------------------------- NLL and cross-entropy
 
 
-def _class_weight(weight: Tensor | None, classes: int, input: Tensor) -> np.ndarray | None:
+def _class_weight(weight: Tensor | None, classes: int, input: Tensor) -> Tensor | None:
     if weight is None:
         return None
     if weight.ndim != 1 or weight.numel() != classes:
@@ -184,15 +184,15 @@ def _class_weight(weight: Tensor | None, classes: int, input: Tensor) -> np.ndar
         raise RuntimeError(
             f"expected scalar type {_type_name(input.dtype)} but found {_type_name(weight.dtype)}"
         )
-    return weight._data
+    return weight.detach()
 
 
 def _type_name(dtype: dtypes.dtype) -> str:
     return dtype.type_name[3:-4]
 
 
-def _check_target(input: Tensor, target: Tensor, ignore_index: int) -> np.ndarray:
-    """Validate class indices as torch's ``nll_loss`` does; returns them as int64."""
+def _check_target(input: Tensor, target: Tensor, ignore_index: int) -> None:
+    """Validate class indices as torch's ``nll_loss`` does."""
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim != 1 and input.shape[0] != target.shape[0]:
@@ -215,7 +215,6 @@ def _check_target(input: Tensor, target: Tensor, ignore_index: int) -> np.ndarra
     bad = (indices != ignore_index) & ((indices < 0) | (indices >= classes))
     if bad.any():
         raise IndexError(f"Target {indices[bad].flat[0]} is out of bounds.")
-    return indices
 
 
 def nll_loss(
@@ -237,15 +236,17 @@ def nll_loss(
         F.nll_loss(logp, hookgrad.tensor([0, 1]))  # tensor(0.1500)
     """
     reduction = _reduction(size_average, reduce, reduction)
-    indices = _check_target(input, target, ignore_index)
+    _check_target(input, target, ignore_index)
     classes = input.shape[1 if input.ndim > 1 else 0]
     class_weight = _class_weight(weight, classes, input)
+    code = ops.REDUCTIONS[reduction]
     if input.ndim in (1, 2, 4) or input.numel() == 0:
-        return apply(ops.NllLoss(indices, class_weight, ignore_index, reduction), input)
+        op = ops.NllLoss(code, ignore_index, two_d=target.ndim >= 2)
+        return apply(op, input, target, class_weight)[0]
     # torch runs other shapes through its 4-d kernel: views in, and out for "none"
     flat = input.reshape(input.shape[0], classes, 1, -1)
-    indices = indices.reshape(input.shape[0], 1, -1)
-    loss = apply(ops.NllLoss(indices, class_weight, ignore_index, reduction), flat)
+    op = ops.NllLoss(code, ignore_index, two_d=True)
+    loss = apply(op, flat, target.reshape(input.shape[0], 1, -1), class_weight)[0]
     return loss.reshape(target.shape) if reduction == "none" else loss
 
 
@@ -283,7 +284,12 @@ def cross_entropy(
         return loss
     classes = input.shape[class_dim]
     smooth = _smoothing_term(log_probs, target, weight, ignore_index, reduction, class_dim)
-    return (1 - label_smoothing) * loss + smooth * (label_smoothing / classes)
+    return _scaled(loss, 1 - label_smoothing) + _scaled(smooth, label_smoothing / classes)
+
+
+def _scaled(t: Tensor, number: float) -> Tensor:
+    """``t * number`` as torch's C++ losses write it (``MulBackward1``)."""
+    return apply(ops.MulScalar(number), t)
 
 
 def _weight_view(weight: Tensor, ndim: int, class_dim: int) -> Tensor:

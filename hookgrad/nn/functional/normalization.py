@@ -2,7 +2,7 @@
 
 Each is one op (torch's ``NativeBatchNormBackward0``, ``NativeLayerNormBackward0``,
 ``NativeGroupNormBackward0``); ``batch_norm`` in training also updates the running
-statistics in place.
+statistics in place (without a version bump, as torch's kernel).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hookgrad import grad_mode
 from hookgrad.ops.normalization import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
 from hookgrad.tensor.dispatch import apply
 
@@ -50,21 +49,11 @@ def batch_norm(
                 "Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
-        op = NativeBatchNorm(eps)
-    else:
-        if running_mean is None or running_var is None:
-            name = "running_mean" if running_mean is None else "running_var"
-            raise RuntimeError(f"{name} must be defined in evaluation mode")
-        op = NativeBatchNorm(eps, running_mean._data, running_var._data)
-    out = apply(op, input, weight, bias)
-    if training and running_mean is not None and running_var is not None:
-        count = input.numel() // channels
-        mean = running_mean.new_tensor(op.mean.reshape(-1))
-        var = running_var.new_tensor(op.var.reshape(-1) * (count / (count - 1)))
-        with grad_mode.no_grad():
-            running_mean.mul_(1 - momentum).add_(mean, alpha=momentum)
-            running_var.mul_(1 - momentum).add_(var, alpha=momentum)
-    return out
+    elif running_mean is None or running_var is None:
+        name = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{name} must be defined in evaluation mode")
+    op = NativeBatchNorm(training, momentum, eps)
+    return apply(op, input, weight, bias, running_mean, running_var)[0]
 
 
 def layer_norm(
@@ -94,7 +83,7 @@ def layer_norm(
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
                 f"shape {list(param.shape)} and normalized_shape = {normalized}"
             )
-    return apply(NativeLayerNorm(eps, len(normalized)), input, weight, bias)
+    return apply(NativeLayerNorm(tuple(normalized), eps), input, weight, bias)[0]
 
 
 def group_norm(
@@ -122,4 +111,4 @@ def group_norm(
                 f"input, but got {name} of shape {list(param.shape)} and input of shape "
                 f"{list(input.shape)}"
             )
-    return apply(NativeGroupNorm(eps, num_groups), input, weight, bias)
+    return apply(NativeGroupNorm(num_groups, eps), input, weight, bias)[0]

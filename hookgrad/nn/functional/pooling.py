@@ -10,13 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Union
 
-from hookgrad.ops.pooling import (
-    MaxPool2DWithIndices,
-    adaptive_avg_pool2d_op,
-    avg_pool2d_op,
-    pooled_size,
-)
-from hookgrad.tensor.dispatch import apply, wrap_constant
+from hookgrad.ops.pooling import AdaptiveAvgPool2D, AvgPool2D, MaxPool2DWithIndices, pooled_size
+from hookgrad.tensor.dispatch import apply
 
 __all__ = ["adaptive_avg_pool2d", "avg_pool2d", "max_pool1d", "max_pool2d"]
 
@@ -71,12 +66,13 @@ def max_pool2d(
     """
     _check_dim(input)
     kernel = _pair(kernel_size)
-    stride_ = kernel if stride is None or stride == [] else _pair(stride)
+    stride_ = _stride(stride)
     padding_, dilation_ = _pair(padding), _pair(dilation)
-    _check_window(input, kernel, stride_, padding_, dilation_, ceil_mode)
-    op = MaxPool2DWithIndices(kernel, stride_, padding_, dilation_, ceil_mode)
-    out = apply(op, input)
-    return (out, wrap_constant(op.indices)) if return_indices else out
+    _check_window(input, kernel, stride_ or kernel, padding_, dilation_, ceil_mode)
+    out, indices = apply(
+        MaxPool2DWithIndices(kernel, stride_, padding_, dilation_, ceil_mode), input
+    )
+    return (out, indices) if return_indices else out
 
 
 def avg_pool2d(
@@ -95,15 +91,12 @@ def avg_pool2d(
     """
     _check_dim(input)
     kernel = _pair(kernel_size)
-    stride_ = kernel if stride is None or stride == [] else _pair(stride)
+    stride_ = _stride(stride)
     padding_ = _pair(padding)
-    _check_window(input, kernel, stride_, padding_, (1, 1), ceil_mode)
+    _check_window(input, kernel, stride_ or kernel, padding_, (1, 1), ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    size = tuple(input.shape[-2:])
-    op = avg_pool2d_op(
-        kernel, stride_, padding_, ceil_mode, count_include_pad, divisor_override, size
-    )
+    op = AvgPool2D(kernel, stride_, padding_, ceil_mode, count_include_pad, divisor_override)
     return apply(op, input)
 
 
@@ -125,7 +118,7 @@ def adaptive_avg_pool2d(input: Any, output_size: IntOrPair | Sequence[int | None
     out = (height, width)
     if out == (1, 1):
         return input.mean((-1, -2), keepdim=True)
-    return apply(adaptive_avg_pool2d_op(size, out), input)
+    return apply(AdaptiveAvgPool2D(out), input)
 
 
 def _check_dim(input: Any) -> None:
@@ -135,10 +128,10 @@ def _check_dim(input: Any) -> None:
 
 def _check_window(
     input: Any,
-    kernel: tuple[int, int],
-    stride: tuple[int, int],
-    padding: tuple[int, int],
-    dilation: tuple[int, int],
+    kernel: tuple[int, ...],
+    stride: tuple[int, ...],
+    padding: tuple[int, ...],
+    dilation: tuple[int, ...],
     ceil_mode: bool,
 ) -> None:
     """torch's checks of a pooling window against its input."""
@@ -162,6 +155,11 @@ def _check_window(
             f"Given input size: ({channels}x{size[0]}x{size[1]}). Calculated output size: "
             f"({channels}x{out[0]}x{out[1]}). Output size is too small"
         )
+
+
+def _stride(stride: IntOrPair | None) -> tuple[int, ...]:
+    """The stride as torch's node keeps it: ``()`` when left out (the kernel size)."""
+    return () if stride is None or stride == [] else _pair(stride)
 
 
 def _pair(value: IntOrPair) -> tuple[int, int]:

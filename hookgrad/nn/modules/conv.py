@@ -281,7 +281,7 @@ class ConvTranspose2d(_ConvNd):
                     raise ValueError(
                         f"requested an output size of {wanted}, but valid sizes range from "
                         f"{smallest} to {[m + s - 1 for m, s in zip(smallest, self.stride)]} "
-                        f"(for an input of {list(input.shape[-2:])})"
+                        f"(for an input of {input.shape[-2:]})"
                     )
         return F.conv_transpose2d(
             input,

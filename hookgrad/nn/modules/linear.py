@@ -53,9 +53,11 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(hookgrad.empty((out_features, in_features), dtype=dtype))
+        self.weight = Parameter(
+            hookgrad.empty((out_features, in_features), device=device, dtype=dtype)
+        )
         if bias:
-            self.bias = Parameter(hookgrad.empty(out_features, dtype=dtype))
+            self.bias = Parameter(hookgrad.empty(out_features, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -105,9 +107,9 @@ class Bilinear(Module):
         self.in2_features = in2_features
         self.out_features = out_features
         shape = (out_features, in1_features, in2_features)
-        self.weight = Parameter(hookgrad.empty(shape, dtype=dtype))
+        self.weight = Parameter(hookgrad.empty(shape, device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(hookgrad.empty(out_features, dtype=dtype))
+            self.bias = Parameter(hookgrad.empty(out_features, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -594,7 +594,7 @@ class Module:
         for arg in args:
             if isinstance(arg, Tensor):
                 dtype = arg.dtype
-            elif isinstance(arg, (str, device)) or arg is None:
+            elif isinstance(arg, (str, device, int)) and not isinstance(arg, bool) or arg is None:
                 check_device(arg)
             else:
                 dtype = arg
@@ -631,6 +631,16 @@ class Module:
     def cpu(self) -> Module:
         """``self``: everything lives on the CPU."""
         return self
+
+    def cuda(self, device: Any = None) -> Module:
+        """Move to a CUDA device: fails as in a CPU-only torch
+        (``AssertionError: Torch not compiled with CUDA enabled``)."""
+        check_device("cuda" if device is None else device)
+        return self
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """``torch.compile`` in place: accepted, and changes nothing (hookgrad runs the
+        module as written; see ``hookgrad.compile``)."""
 
     # -- repr -----------------------------------------------------------------------------
     def _get_name(self) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops import arithmetic as ops
+from hookgrad.ops.strides import elementwise_layout
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply_arrays, wrap_constant
 from hookgrad.tensor.promotion import binary_arrays, check_operand, float_arrays, is_scalar
@@ -193,7 +194,7 @@ def minimum(input: Any, other: Any) -> Any:
 
 def _compare(ufunc: Any, input: Any, other: Any) -> Any:
     a, b = binary_arrays(input, other)
-    return wrap_constant(ufunc(a, b))
+    return wrap_constant(elementwise_layout(ufunc(a, b), (a, b)))
 
 
 def eq(input: Any, other: Any) -> Any:
@@ -209,7 +210,7 @@ def _order(ufunc: Any, kernel: str, input: Any, other: Any) -> Any:
     """An ordering comparison: not defined for complex numbers."""
     a, b = binary_arrays(input, other)
     _check_real(kernel, a)
-    return wrap_constant(ufunc(a, b))
+    return wrap_constant(elementwise_layout(ufunc(a, b), (a, b)))
 
 
 def lt(input: Any, other: Any) -> Any:

@@ -30,8 +30,6 @@ __all__ = [
     "view_as_real",
 ]
 
-_LEGACY_TYPES = {f"torch.{dtypes.legacy_name(d)}Tensor": d for d in dtypes.ALL}
-
 
 def clone(input: Any, *, memory_format: Any = None) -> Any:
     """A copy of ``input`` with its own memory; differentiable (``CloneBackward0``)."""
@@ -256,24 +254,11 @@ def new_tensor(
     return new_leaf(to_array(data, _new_dtype(input, dtype)), requires_grad)
 
 
-def _legacy_type(input: Any, dtype: Any = None, non_blocking: bool = False) -> Any:
-    """With no ``dtype``, the legacy type name (``'torch.FloatTensor'``); otherwise
-    ``input`` cast to ``dtype`` (a dtype or such a name)."""
-    if dtype is None:
-        return f"torch.{dtypes.legacy_name(input.dtype)}Tensor"
-    if isinstance(dtype, str):
-        if dtype not in _LEGACY_TYPES:
-            raise ValueError(f"invalid type: '{dtype}'")
-        dtype = _LEGACY_TYPES[dtype]
-    return _to_dtype(input, dtypes.to_dtype(dtype))
-
-
 class ConversionMethods:
     """Conversion methods of ``Tensor``."""
 
     clone = clone
     to = to
-    type = _legacy_type
     type_as = type_as
     conj = conj
     conjugate = conj

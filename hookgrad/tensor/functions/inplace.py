@@ -9,10 +9,12 @@ becomes ``CopySlices`` (see ``hookgrad.tensor.views``). Hooks registered on the 
 before stay with its old ``grad_fn``.
 
 Most methods run the out-of-place function on a stand-in for the tensor's old value and
-copy the result in. When that function's node saves ``self``, the stand-in is a copy
-(torch's "original self"). The nodes that save their result (``exp_``, ``sigmoid_`` ...)
-run through ``dispatch.apply_inplace`` instead, so that the saved result *is* the
-tensor: changing it in place again is then detected at backward time, as in torch.
+copy the result in. When that function's node saves ``self``, the stand-in is a copy,
+recorded as torch's "original self" (``self.clone()``, a ``CloneBackward0``). The nodes
+that save their result (``exp_``, ``sigmoid_`` ...) run through ``dispatch.apply_inplace``
+instead, so that the saved result *is* the tensor: changing it in place again is then
+detected at backward time, as in torch (on a view, the result unpacks as an output of
+the view's regenerated ``grad_fn``).
 Without anything to record, ``add_``/``sub_``/``mul_``/``div_`` update the memory with
 NumPy directly (optimizer steps).
 """
@@ -26,16 +28,18 @@ from typing import Any
 import numpy as np
 
 from hookgrad import grad_mode
-from hookgrad.graph import history
+from hookgrad.graph import history, saved
 from hookgrad.ops import arithmetic as arithmetic_ops
+from hookgrad.ops import conversion as conversion_ops
 from hookgrad.ops import inplace as ops
 from hookgrad.ops import table
 from hookgrad.ops import unary as unary_ops
 from hookgrad.ops.indexing import Key
-from hookgrad.tensor import dtypes, random
+from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import (
     apply_inplace,
     broadcast_shapes,
+    record,
     wrap_constant,
     write_inplace,
 )
@@ -50,6 +54,7 @@ from hookgrad.tensor.functions.arithmetic import (
     sub,
 )
 from hookgrad.tensor.functions.indexing import (
+    _is_full,
     _parse_index,
     index_add,
     index_put,
@@ -86,14 +91,16 @@ def _is_tensor(value: Any) -> bool:
 # ---------------------------------------------------------------- the two ways to run one
 
 
-def _prepare(input: Any, others: tuple[Any, ...]) -> bool:
+def _prepare(input: Any, others: tuple[Any, ...], overlap: bool = True) -> bool:
     """torch's checks before changing ``input`` in place with operands ``others``; returns
-    whether autograd tracks the change (an operand requires grad, grad mode is on)."""
+    whether autograd tracks the change (an operand requires grad, grad mode is on).
+    ``overlap=False``: the op reads its operands before writing (no overlap check)."""
     requires_grad = input.requires_grad
     for other in others:
         if _is_tensor(other):
             requires_grad = requires_grad or other.requires_grad
-            _check_overlap(input._data, other._data)
+            if overlap:
+                _check_overlap(input._data, other._data)
     check_inplace(input, requires_grad)
     return requires_grad and _state.grad_enabled
 
@@ -136,6 +143,16 @@ def _stand_in(input: Any, copy: bool) -> Any:
     return history.stand_in(source, input, share_memory=not copy)
 
 
+def _as_original(source: Any) -> None:
+    """Make ``source``, the copy of an in-place op's old value (its node has recorded its
+    edge and saved it), torch's "original self": ``self.clone()``, a ``CloneBackward0``
+    on the old history, which a create_graph backward through the saved value reaches."""
+    if source._grad_fn is not None:
+        node = conversion_ops.Clone()
+        record(node, (source,), source)
+        history.set_history(source, node)
+
+
 def _before_write(input: Any, others: tuple[Any, ...]) -> tuple[Any, ...]:
     """``others`` with each view sharing ``input``'s memory (``v.copy_(v)``) replaced by a
     stand-in: as in torch, the node records the edge it has before the write (after it,
@@ -161,9 +178,12 @@ def _inplace(
     if not _prepare(input, others):
         write_inplace(input, function(input, *others)._data)
         return input
-    out = function(_stand_in(input, copy), *others)
+    source = _stand_in(input, copy)
+    out = function(source, *others)
     write_inplace(input, out._data)
     if out.grad_fn is not None:
+        if copy:
+            _as_original(source)
         rebase_inplace(input, out.grad_fn)
     return input
 
@@ -174,10 +194,12 @@ def _inplace_op(
     others: tuple[Any, ...] = (),
     arrays: tuple[Any, ...] | None = None,
     copy: bool = False,
+    overlap: bool = True,
 ) -> Any:
     """``input`` updated to the result of ``op`` on ``(input, *others)`` (their arrays,
-    unless ``arrays`` are given), written before the node records its saved result."""
-    tracked = _prepare(input, others)
+    unless ``arrays`` are given), written before the node records its saved result.
+    ``overlap=False``: an operand may share ``input``'s memory (see ``_prepare``)."""
+    tracked = _prepare(input, others, overlap)
     if arrays is None:
         arrays = (input._data, *(x._data if _is_tensor(x) else x for x in others))
     source = input
@@ -185,6 +207,47 @@ def _inplace_op(
         source = _stand_in(input, copy)
         others = _before_write(input, others)
     out = apply_inplace(op, input, (source, *others), arrays)
+    if tracked and out.grad_fn is not None:
+        if copy:
+            _as_original(source)
+        rebase_inplace(input, out.grad_fn)
+        if input._base is not None:
+            saved.reattach_outputs(out.grad_fn, input._grad_fn)
+    return input
+
+
+_EXPANDED_WARNING = (
+    "Use of {} on expanded tensors is deprecated. Please clone() the tensor before performing "
+    "this operation. This also applies to advanced indexing e.g. {}"
+)
+INDEX_PUT_EXPANDED = _EXPANDED_WARNING.format("index_put_", "tensor[indices] = tensor")
+MASKED_FILL_EXPANDED = _EXPANDED_WARNING.format("masked_fill_", "tensor[mask] = scalar")
+
+
+def _inplace_expanded(
+    input: Any,
+    function: Callable[..., Any],
+    others: tuple[Any, ...],
+    write: Callable[[np.ndarray], None],
+    messages: tuple[str, ...],
+) -> Any:
+    """``_inplace`` for an ``input`` whose elements share memory (an expanded tensor), as
+    torch's ``index_put_`` and ``masked_fill_`` allow it: with deprecation warnings
+    (``messages``), ``write`` changes only the elements the op selects, through the
+    shared memory (the last value written to a place stays). ``function`` gives the
+    graph and the checks, as in ``_inplace``."""
+    tracked = _prepare(input, others)
+    for message in messages:
+        warnings.warn(message, UserWarning, stacklevel=3)
+    out = function(_stand_in(input, False) if tracked else input, *others)
+    data = input._data
+    if out._data.shape != data.shape:
+        raise RuntimeError(
+            f"output with shape {list(data.shape)} doesn't match the broadcast shape "
+            f"{list(out._data.shape)}"
+        )
+    write(data)
+    input._bump_version()
     if tracked and out.grad_fn is not None:
         rebase_inplace(input, out.grad_fn)
     return input
@@ -369,7 +432,9 @@ def fill_(input: Any, value: Any) -> Any:
             "fill_ only supports 0-dimension value tensor but got tensor with "
             f"{value._data.ndim} dimensions."
         )
-    return _inplace_op(input, ops.FillTensor(), (value,))
+    # NOTE: torch's fill_ clones a value that is a view of ``input`` (``x.fill_(x[1])``),
+    # so no overlap is refused.
+    return _inplace_op(input, ops.FillTensor(), (value,), overlap=False)
 
 
 def copy_(input: Any, src: Any, non_blocking: bool = False) -> Any:
@@ -395,35 +460,19 @@ def copy_(input: Any, src: Any, non_blocking: bool = False) -> Any:
     return _inplace_op(input, ops.Copy(), (src,))
 
 
-def _sampler(draw: Callable[..., np.ndarray], scale: Any, shift: Any, generator: Any) -> Any:
-    def sample(shape: tuple[int, ...], np_dtype: np.dtype) -> np.ndarray:
-        return (draw(shape, np_dtype, generator) * scale + shift).astype(np_dtype, copy=False)
-
-    return sample
-
-
-def uniform_(input: Any, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Any:
-    """Fill with numbers drawn uniformly from ``[from_, to)`` (hookgrad's random stream)."""
-    if from_ > to:
-        raise RuntimeError(
-            f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}"
-        )
-    sample = _sampler(random.sample_uniform, to - from_, from_, generator)
-    return _inplace_op(input, ops.Uniform(sample))
-
-
-def normal_(input: Any, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Any:
-    """Fill with numbers drawn from the normal distribution ``N(mean, std**2)``."""
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _inplace_op(input, ops.Normal(_sampler(random.sample_normal, std, mean, generator)))
-
-
 # ---------------------------------------------------------------- indexing
 
 
 def masked_fill_(input: Any, mask: Any, value: Any) -> Any:
     """Set ``value`` where the bool ``mask`` (broadcast) is true."""
+    if ops.has_internal_overlap(input._data):
+
+        def write(data: np.ndarray) -> None:
+            fill = value._data if _is_tensor(value) else value
+            np.copyto(data, fill, casting="unsafe", where=np.broadcast_to(mask._data, data.shape))
+
+        messages = (MASKED_FILL_EXPANDED,)
+        return _inplace_expanded(input, masked_fill, (mask, value), write, messages)
     return _inplace(input, masked_fill, (mask, value))
 
 
@@ -444,7 +493,29 @@ def scatter_add_(input: Any, dim: int, index: Any, src: Any) -> Any:
 
 def index_put_(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
     """Write (or with ``accumulate`` add) ``values`` at ``input[indices]``."""
-    return _inplace(input, lambda x, v: index_put(x, indices, v, accumulate), (values,))
+
+    def put(x: Any, v: Any) -> Any:
+        return index_put(x, indices, v, accumulate)
+
+    if ops.has_internal_overlap(input._data):
+        key = _parse_index(tuple(indices), input._data.shape)
+
+        def write(data: np.ndarray) -> None:
+            key.put_into(data, values._data, bool(accumulate))
+
+        messages = _index_put_messages(indices, values, accumulate)
+        return _inplace_expanded(input, put, (values,), write, messages)
+    return _inplace(input, put, (values,))
+
+
+def _index_put_messages(indices: Any, values: Any, accumulate: bool) -> tuple[str, ...]:
+    """torch's warnings for ``index_put_`` into an expanded tensor: its own, then
+    ``masked_fill_``'s when it runs as one (one bool index, one value, no accumulate)."""
+    arrays = [np.asarray(item._data if _is_tensor(item) else item) for item in indices]
+    arrays = [array for array in arrays if array.dtype != object]
+    if accumulate or values._data.size != 1 or len(arrays) != 1 or arrays[0].dtype != np.bool_:
+        return (INDEX_PUT_EXPANDED,)
+    return (INDEX_PUT_EXPANDED, MASKED_FILL_EXPANDED)
 
 
 _NUMBERS = (bool, int, float, complex, np.generic)
@@ -477,14 +548,8 @@ def _setitem(input: Any, index: Any, value: Any) -> None:
         value = wrap_constant(np.asarray(value, input._data.dtype))
     key = _parse_index(index, input._data.shape)
     basic = Key(key.basic, None, key.node_name)
-    data = input._data
-    view = data[key.basic]
-    whole = (
-        view.shape == data.shape
-        and view.strides == data.strides
-        and view.__array_interface__["data"][0] == data.__array_interface__["data"][0]
-    )
-    target = input if whole else input._index_key(basic)
+    target = input if _takes_all(key.basic, input._data.shape) else input._index_key(basic)
+    view = target._data
     if key.advanced is None:
         _copy_to(target, value)
         return
@@ -504,7 +569,28 @@ def _setitem(input: Any, index: Any, value: Any) -> None:
             f"shape mismatch: value tensor of shape {list(value._data.shape)} cannot be "
             f"broadcast to indexing result of shape {list(shape)}"
         ) from None
-    _inplace(target, lambda x, v: x._index_put_key(advanced, v, False), (value,))
+
+    def put(x: Any, v: Any) -> Any:
+        return x._index_put_key(advanced, v, False)
+
+    if ops.has_internal_overlap(view):
+
+        def write(data: np.ndarray) -> None:
+            advanced.put_into(data, value._data, False)
+
+        items = index if type(index) is tuple else (index,)
+        indices = [item for item in items if _is_tensor(item) or isinstance(item, list)]
+        messages = _index_put_messages(indices, value, False)
+        _inplace_expanded(target, put, (value,), write, messages)
+        return
+    _inplace(target, put, (value,))
+
+
+def _takes_all(basic: tuple, shape: tuple[int, ...]) -> bool:
+    """Whether torch's ``[]=`` writes into the tensor itself: the basic part of the index
+    is whole-dim slices only, which torch skips (a None or an int makes a view)."""
+    slices = [item for item in basic if item is not Ellipsis]
+    return all(type(item) is slice and _is_full(item, size) for item, size in zip(slices, shape))
 
 
 def _copy_to(target: Any, value: Any) -> None:
@@ -561,8 +647,6 @@ class InplaceMethods:
     zero_ = zero_
     fill_ = fill_
     copy_ = copy_
-    uniform_ = uniform_
-    normal_ = normal_
     masked_fill_ = masked_fill_
     index_add_ = index_add_
     scatter_ = scatter_

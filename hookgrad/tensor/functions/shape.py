@@ -456,6 +456,8 @@ def pad(input: Any, pad: Sequence[int], mode: str = "constant", value: float | N
         )
     for k, (dim, before, after) in enumerate(pairs):
         _check_pad(mode, shape, k, dim, before, after, one_dim=len(pairs) == 1)
+    if mode == "circular":
+        return padding.pad_circular(input, pad)
     return apply(padding.IndexPad(mode, pad), input)
 
 

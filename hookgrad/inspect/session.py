@@ -1,0 +1,170 @@
+"""Finding and watching the models a script trains, with global hooks only.
+
+A model is an outermost module: one called while no other module is running, with
+parameters that require grad. The first call of each attaches a ``GradientMonitor``;
+the first model also gets a ``trace_hooks`` for its first step. A training step ends
+when an optimizer that holds the model's parameters steps, or, for a model updated by
+hand (``p.data.add_(-lr * p.grad)``), when the model is called again after a backward
+pass reached it. ``--steps N`` ends the script after N steps of a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookgrad.nn.modules import global_hooks
+from hookgrad.optim import optimizer as optimizer_module
+from hookgrad.tensor import Tensor
+from hookgrad.utils import GradientMonitor, trace_hooks
+
+__all__ = ["Inspection", "StopScript", "Watched"]
+
+
+class StopScript(BaseException):
+    """Ends the script after ``--steps`` steps (a BaseException: a script's ``except
+    Exception`` does not swallow it)."""
+
+
+@dataclass
+class Watched:
+    """A model the script called, and what was recorded for it."""
+
+    model: Any
+    monitor: GradientMonitor
+    steps: int = 0
+    # An optimizer steps it: its steps end at ``optimizer.step()``.
+    managed: bool = False
+    parameter_ids: set[int] = field(default_factory=set)
+
+    @property
+    def trained(self) -> bool:
+        return self.steps > 0
+
+
+class Inspection:
+    """The watching of one script run: ``start()`` before it, ``stop()`` after it.
+
+    ``max_steps``: raise ``StopScript`` once a model has completed that many steps;
+    ``every``: keep the record of every ``every``-th step only.
+    """
+
+    def __init__(self, max_steps: int | None = None, every: int = 1) -> None:
+        self.max_steps = max_steps
+        self.every = every
+        self.watched: list[Watched] = []
+        self.first_loss: Tensor | None = None
+        self.trace: Any = None
+        self._loss: float | None = None
+        self._depth = 0
+        self._trace_context: Any = None
+        self._traced: Watched | None = None
+        self._handles: list[Any] = []
+        self._backward: Any = None
+
+    # -- lifetime -------------------------------------------------------------------------
+    def start(self) -> None:
+        self._handles = [
+            global_hooks.register_module_forward_pre_hook(self._before_call),
+            global_hooks.register_module_forward_hook(self._after_call, always_call=True),
+            optimizer_module.register_optimizer_step_post_hook(self._after_optimizer_step),
+        ]
+        self._backward = Tensor.backward
+        inspection = self
+
+        def backward(tensor: Tensor, *args: Any, **kwargs: Any) -> Any:
+            result = inspection._backward(tensor, *args, **kwargs)
+            inspection._after_backward(tensor)
+            return result
+
+        backward.__doc__ = self._backward.__doc__
+        Tensor.backward = backward  # type: ignore[method-assign]
+
+    def stop(self) -> None:
+        """Remove every hook, close the steps still open, end the trace."""
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+        if self._backward is not None:
+            Tensor.backward = self._backward  # type: ignore[method-assign]
+            self._backward = None
+        for watched in self.watched:
+            if watched.monitor.pending:
+                self._close(watched, may_stop=False)
+            watched.monitor.remove()
+        self._end_trace()
+
+    @property
+    def model(self) -> Watched | None:
+        """The trained model with the most parameters (None: nothing was trained)."""
+        trained = [w for w in self.watched if w.trained]
+        if not trained:
+            return None
+        return max(trained, key=lambda w: sum(p.numel() for p in w.model.parameters()))
+
+    # -- hooks ----------------------------------------------------------------------------
+    def _before_call(self, module: Any, args: Any) -> None:
+        self._depth += 1
+        if self._depth != 1:
+            return
+        watched = self._find(module)
+        if watched is None:
+            watched = self._watch(module)
+        elif watched.monitor.pending and not watched.managed:
+            self._close(watched)
+
+    def _after_call(self, module: Any, args: Any, output: Any) -> None:
+        self._depth -= 1
+
+    def _after_backward(self, loss: Tensor) -> None:
+        reached = [w for w in self.watched if w.monitor.pending]
+        if not reached:
+            return
+        if loss.numel() == 1:
+            self._loss = float(loss.detach().item())
+        if self.first_loss is None:
+            self.first_loss = loss
+
+    def _after_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        ids = {id(p) for group in optimizer.param_groups for p in group["params"]}
+        for watched in self.watched:
+            if watched.parameter_ids & ids:
+                watched.managed = True
+                if watched.monitor.pending:
+                    self._close(watched)
+
+    # -- models and steps -----------------------------------------------------------------
+    def _find(self, module: Any) -> Watched | None:
+        for watched in self.watched:
+            if watched.model is module:
+                return watched
+        return None
+
+    def _watch(self, module: Any) -> Watched | None:
+        parameters = [p for p in module.parameters() if p.requires_grad]
+        ids = {id(p) for p in parameters}
+        if not parameters or any(ids & w.parameter_ids for w in self.watched):
+            return None  # no trainable parameters, or a part of a model already watched
+        watched = Watched(module, GradientMonitor(module), parameter_ids=ids)
+        self.watched.append(watched)
+        if self._traced is None:
+            self._traced = watched
+            self._trace_context = trace_hooks(model=module)
+            self.trace = self._trace_context.__enter__()
+        return watched
+
+    def _close(self, watched: Watched, may_stop: bool = True) -> None:
+        record = watched.monitor.step(loss=self._loss)
+        record["step"] = watched.steps
+        if watched.steps % self.every:
+            watched.monitor.history.pop()
+        watched.steps += 1
+        if watched is self._traced:
+            self._end_trace()
+        if may_stop and self.max_steps is not None and watched.steps >= self.max_steps:
+            raise StopScript(f"stopped after {watched.steps} steps (--steps)")
+
+    def _end_trace(self) -> None:
+        if self._trace_context is not None:
+            self._trace_context.__exit__(None, None, None)
+            self._trace_context = None

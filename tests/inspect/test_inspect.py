@@ -1,0 +1,176 @@
+"""``hookgrad-inspect``: an unmodified PyTorch script runs on hookgrad, prints what it
+prints on torch, and leaves a report of the model it trained; a missing API is one line."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "train_mlp.py"
+SECTIONS = ["summary", "training", "gradients", "activations", "dead-relus", "graph", "hook-trace"]
+
+
+def _python(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=300, env=env, cwd=cwd
+    )
+
+
+def _inspect(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict]:
+    out = tmp_path / "report"
+    done = _python("-m", "hookgrad.inspect", "--out", str(out), *args)
+    page = (out / "index.html").read_text(encoding="utf-8")
+    sections = dict(re.findall(r'<section id="([a-z-]+)">(.*?)</section>', page, flags=re.S))
+    return done, sections
+
+
+def _summary(sections: dict) -> dict[str, str]:
+    return dict(re.findall(r"<tr><th>(.*?)</th><td>(.*?)</td></tr>", sections["summary"]))
+
+
+def _script(tmp_path: Path, source: str) -> Path:
+    path = tmp_path / "script.py"
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+def test_example_prints_what_it_prints_on_torch_and_leaves_a_full_report(
+    tmp_path: Path,
+) -> None:
+    expected = _python(str(EXAMPLE), "--epochs", "2")
+    assert expected.returncode == 0, expected.stderr
+    done, sections = _inspect(tmp_path, str(EXAMPLE), "--epochs", "2")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == expected.stdout
+    assert list(sections) == SECTIONS
+    for key, body in sections.items():
+        assert len(body) > 300, key  # a figure, graph or table, not a placeholder
+    summary = _summary(sections)
+    assert summary["model"] == "Sequential"
+    assert summary["steps"] == "32"  # 2 epochs of 512 / 32 batches
+    assert summary["updated by"] == "an optimizer"
+    assert summary["ended"] == "finished"
+    assert "<svg" in sections["graph"] and "0.weight" in sections["graph"]
+    assert "param_grad" in sections["hook-trace"] and "module_forward" in sections["hook-trace"]
+
+
+def test_steps_stops_the_script_and_every_thins_the_record(tmp_path: Path) -> None:
+    done, sections = _inspect(
+        tmp_path, "--steps", "5", "--every", "2", str(EXAMPLE), "--epochs", "3"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""  # stopped inside the first epoch
+    summary = _summary(sections)
+    assert summary["ended"] == "stopped after 5 steps (--steps)"
+    assert summary["steps"] == "5"
+
+
+def test_a_model_updated_by_hand_is_found(tmp_path: Path) -> None:
+    script = _script(
+        tmp_path,
+        """
+        import torch
+        import torch.nn.functional as F
+
+        fc = torch.nn.Linear(3, 1)
+        x, y = torch.randn(16, 3), torch.randn(16, 1)
+        for _ in range(4):
+            fc.zero_grad()
+            loss = F.smooth_l1_loss(fc(x), y)
+            loss.backward()
+            for param in fc.parameters():
+                param.data.add_(-0.1 * param.grad)
+        print("done")
+        """,
+    )
+    done, sections = _inspect(tmp_path, "--seed", "0", str(script))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "done\n"
+    summary = _summary(sections)
+    assert summary["model"] == "Linear"
+    assert summary["steps"] == "4"
+    assert summary["updated by"] == "hand (no optimizer step)"
+    assert summary["seed"] == "0"
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("torch.not_an_api(x)", "hookgrad has no torch.not_an_api yet"),
+        ("import torch.not_a_module", "hookgrad has no torch.not_a_module yet"),
+        ("from torch.nn import NotALayer", "hookgrad has no torch.nn.NotALayer yet"),
+        ("x.not_a_method()", "hookgrad has no torch.Tensor.not_a_method yet"),
+        (
+            "import not_installed_anywhere",
+            "needs the module not_installed_anywhere, which is not installed (hookgrad stands "
+            "in for torch only)",
+        ),
+    ],
+)
+def test_a_missing_api_is_one_line_naming_it_and_where(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    script = _script(
+        tmp_path,
+        f"""
+        import torch
+        model = torch.nn.Linear(2, 1)
+        model(torch.ones(1, 2)).sum().backward()
+        x = torch.ones(2)
+        {line}
+        """,
+    )
+    done, sections = _inspect(tmp_path, str(script))
+    assert done.returncode == 1
+    errors = [line for line in done.stderr.splitlines() if "report:" not in line]
+    errors = [line for line in errors if "took" not in line]
+    assert errors == [f"hookgrad-inspect: script.py:6: {message}"]
+    assert _summary(sections)["steps"] == "1"  # the report of what ran
+    assert list(sections) == SECTIONS
+
+
+def test_the_scripts_own_error_keeps_its_traceback(tmp_path: Path) -> None:
+    script = _script(tmp_path, "import torch\nraise ValueError('bad data')\n")
+    done, sections = _inspect(tmp_path, str(script))
+    assert done.returncode == 1
+    assert "Traceback" in done.stderr and "ValueError: bad data" in done.stderr
+    assert "hookgrad-inspect: the script raised ValueError: bad data" in done.stderr
+    assert "No model received gradients" in sections["training"]
+
+
+def test_torch_means_hookgrad_only_inside_the_block() -> None:
+    import torch as real_torch
+
+    import hookgrad
+    from hookgrad.inspect.aliasing import torch_is_hookgrad
+
+    with torch_is_hookgrad():
+        import torch
+        import torch.nn.functional as F
+        from torch.utils import data
+
+        assert torch is hookgrad
+        assert F is hookgrad.nn.functional
+        assert data is hookgrad.utils.data
+        assert hookgrad.nn.functional.__spec__.name == "hookgrad.nn.functional"
+    import torch
+
+    assert torch is real_torch
+    assert sys.modules["torch.nn.functional"] is real_torch.nn.functional
+
+
+def test_bad_command_lines(tmp_path: Path) -> None:
+    done = _python("-m", "hookgrad.inspect", str(tmp_path / "missing.py"))
+    assert done.returncode == 1
+    assert done.stderr == f"hookgrad-inspect: error: {tmp_path / 'missing.py'}: no such file\n"
+    done = _python("-m", "hookgrad.inspect", "--steps", "0", str(EXAMPLE))
+    assert done.returncode == 2
+    assert "must be positive" in done.stderr
