@@ -13,11 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import torch
 
 import hookgrad
 from tests.oracle import observe, outcome
-
-torch = pytest.importorskip("torch")
 
 
 def leaf(lib: Any, data: Any = (1.0, 2.0)) -> Any:

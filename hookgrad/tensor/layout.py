@@ -230,6 +230,19 @@ def contiguous(input: Any, *args: Any, memory_format: Any = contiguous_format) -
     return apply(ops.ContiguousCopy(), input)
 
 
+def copy_in_format(input: Any, memory_format: Any) -> Any:
+    """A copy of ``input`` laid out in ``memory_format`` (``contiguous_format`` or a
+    channels-last format), recorded as ``CloneBackward0``: ``clone(memory_format=...)``."""
+    _check_format("clone", memory_format)
+    if memory_format in _CHANNELS_LAST:
+        order, rank = _CHANNELS_LAST[memory_format]
+        shape = input._data.shape
+        if len(shape) != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {memory_format._name} format")
+        return apply(ops.ContiguousCopy(_format_strides(shape, order)), input)
+    return apply(ops.ContiguousCopy(), input)
+
+
 class LayoutMethods:
     """Memory-layout methods of ``Tensor``."""
 

@@ -39,7 +39,7 @@ from hookgrad.tensor.creation import (
     resolve_dtype,
     size_args,
 )
-from hookgrad.tensor.device import check_device, cpu
+from hookgrad.tensor.device import check_device, cpu, factory_device
 from hookgrad.tensor.mersenne import MASK64, Engine
 from hookgrad.tensor.tensor import Tensor
 
@@ -462,7 +462,7 @@ def rand(
 
     Example: ``hookgrad.rand(2, 3)``.
     """
-    check_device(device)
+    check_device(factory_device(device))
     shape = parse_size(size_args(args, size), "rand")
     return new_leaf(sample_uniform(_empty(shape, dtype), generator=generator), requires_grad)
 
@@ -479,7 +479,7 @@ def randn(
 
     Example: ``hookgrad.randn(2, 3, dtype=hookgrad.float64)``.
     """
-    check_device(device)
+    check_device(factory_device(device))
     shape = parse_size(size_args(args, size), "randn")
     return new_leaf(sample_normal(_empty(shape, dtype), generator=generator), requires_grad)
 
@@ -508,7 +508,7 @@ def randint(
 
     Example: ``hookgrad.randint(0, 10, (2, 3))``.
     """
-    check_device(device)
+    check_device(factory_device(device))
     high_position = 2
     if size is None and isinstance(high, (tuple, list)):
         low, high, size, high_position = 0, low, high, 1
@@ -547,7 +547,7 @@ def randperm(
 
     Example: ``hookgrad.randperm(4)`` could be ``tensor([2, 0, 3, 1])``.
     """
-    check_device(device)
+    check_device(factory_device(device))
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(
             f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}"

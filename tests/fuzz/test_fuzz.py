@@ -12,12 +12,10 @@ import os
 
 import pytest
 
-pytest.importorskip("torch")
-
-from .compare import Diff, compare  # noqa: E402
-from .generator import generate  # noqa: E402
-from .interpreter import run  # noqa: E402
-from .runner import check  # noqa: E402
+from .compare import Diff, compare
+from .generator import generate
+from .interpreter import run
+from .runner import check
 
 PROGRAMS = int(os.environ.get("HOOKGRAD_FUZZ_PROGRAMS", "300"))
 SEED = int(os.environ.get("HOOKGRAD_FUZZ_SEED", "0"))

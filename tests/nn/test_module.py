@@ -348,3 +348,27 @@ def test_module_device_moves_fail_as_on_a_cpu_only_torch() -> None:
     before = [p.detach().clone() for p in model.parameters()]
     assert model.compile(mode="max-autotune") is None
     assert all((a == b).all() for a, b in zip(before, model.parameters()))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda nn, **kw: nn.Linear(2, 1, **kw),
+        lambda nn, **kw: nn.Bilinear(2, 2, 1, **kw),
+        lambda nn, **kw: nn.Conv1d(1, 1, 1, **kw),
+        lambda nn, **kw: nn.Conv2d(1, 1, 1, **kw),
+        lambda nn, **kw: nn.ConvTranspose2d(1, 1, 1, **kw),
+        lambda nn, **kw: nn.BatchNorm1d(2, **kw),
+        lambda nn, **kw: nn.BatchNorm2d(2, **kw),
+        lambda nn, **kw: nn.LayerNorm(2, **kw),
+        lambda nn, **kw: nn.GroupNorm(1, 2, **kw),
+        lambda nn, **kw: nn.Embedding(3, 2, **kw),
+    ],
+)
+def test_layer_factories_check_their_device(make: Any) -> None:
+    """``device="cpu"`` builds the layer; ``"cuda"`` fails as a CPU-only torch does."""
+    module = make(hookgrad.nn, device="cpu")
+    tensors = [*module.parameters(), *module.buffers()]
+    assert tensors and all(t.device == hookgrad.device("cpu") for t in tensors)
+    with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled$"):
+        make(hookgrad.nn, device="cuda")

@@ -488,3 +488,19 @@ def test_elementwise_results_are_laid_out_as_torch(torch):
                 a, b = _random_layout(lib, layouts, shape), _random_layout(lib, layouts, shape)
                 strides.append(op(lib, a, b).stride())
             assert strides[1] == strides[0], (name, shape, seed)
+
+
+def test_clone_memory_formats_match_torch(torch):
+    seen = []
+    for lib in (hookgrad, torch):
+        x = lib.ones(2, 3, 4, 5, requires_grad=True).transpose(1, 2)
+        formats = (None, lib.contiguous_format, lib.channels_last, lib.preserve_format)
+        row = []
+        for memory_format in formats:
+            y = x.clone() if memory_format is None else x.clone(memory_format=memory_format)
+            row.append((tuple(y.stride()), y.grad_fn.name()))
+        with pytest.raises(RuntimeError) as info:
+            lib.ones(2, 3).clone(memory_format=lib.channels_last)
+        row.append(str(info.value))
+        seen.append(row)
+    assert seen[0] == seen[1]

@@ -56,6 +56,7 @@ class _ConvNd(Module):
         bias: bool,
         padding_mode: str,
         output_padding: IntOrTuple = 0,
+        device: Any = None,
         dtype: Any = None,
     ) -> None:
         super().__init__()
@@ -91,9 +92,9 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = Parameter(hookgrad.empty(shape, dtype=dtype))
+        self.weight = Parameter(hookgrad.empty(shape, device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(hookgrad.empty(out_channels, dtype=dtype))
+            self.bias = Parameter(hookgrad.empty(out_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -176,6 +177,7 @@ class Conv1d(_ConvNd):
             groups,
             bias,
             padding_mode,
+            device=device,
             dtype=dtype,
         )
 
@@ -217,6 +219,7 @@ class Conv2d(_ConvNd):
             groups,
             bias,
             padding_mode,
+            device=device,
             dtype=dtype,
         )
 
@@ -262,6 +265,7 @@ class ConvTranspose2d(_ConvNd):
             bias,
             padding_mode,
             output_padding,
+            device=device,
             dtype=dtype,
         )
 

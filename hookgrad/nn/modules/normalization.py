@@ -15,15 +15,17 @@ from hookgrad.tensor import Tensor
 __all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm"]
 
 
-def _affine_parameters(module: Module, size: int, affine: bool, bias: bool, dtype: Any) -> None:
+def _affine_parameters(
+    module: Module, size: int, affine: bool, bias: bool, device: Any, dtype: Any
+) -> None:
     """Register ``weight`` (ones) and ``bias`` (zeros) of ``size``, or None where absent
     (torch: ``bias=False`` drops only the bias; ``affine=False`` both)."""
     if affine:
-        module.weight = Parameter(hookgrad.ones(size, dtype=dtype))
+        module.weight = Parameter(hookgrad.ones(size, device=device, dtype=dtype))
     else:
         module.register_parameter("weight", None)
     if affine and bias:
-        module.bias = Parameter(hookgrad.zeros(size, dtype=dtype))
+        module.bias = Parameter(hookgrad.zeros(size, device=device, dtype=dtype))
     else:
         module.register_parameter("bias", None)
 
@@ -55,10 +57,14 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        _affine_parameters(self, num_features, affine, bias, dtype)
+        _affine_parameters(self, num_features, affine, bias, device, dtype)
         if track_running_stats:
-            self.register_buffer("running_mean", hookgrad.zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", hookgrad.ones(num_features, dtype=dtype))
+            self.register_buffer(
+                "running_mean", hookgrad.zeros(num_features, device=device, dtype=dtype)
+            )
+            self.register_buffer(
+                "running_var", hookgrad.ones(num_features, device=device, dtype=dtype)
+            )
             self.register_buffer("num_batches_tracked", hookgrad.tensor(0, dtype=hookgrad.long))
         else:
             self.register_buffer("running_mean", None)
@@ -168,9 +174,13 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(hookgrad.ones(self.normalized_shape, dtype=dtype))
+            self.weight = Parameter(
+                hookgrad.ones(self.normalized_shape, device=device, dtype=dtype)
+            )
             if bias:
-                self.bias = Parameter(hookgrad.zeros(self.normalized_shape, dtype=dtype))
+                self.bias = Parameter(
+                    hookgrad.zeros(self.normalized_shape, device=device, dtype=dtype)
+                )
             else:
                 self.register_parameter("bias", None)
         else:
@@ -215,7 +225,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        _affine_parameters(self, num_channels, affine, bias, dtype)
+        _affine_parameters(self, num_channels, affine, bias, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

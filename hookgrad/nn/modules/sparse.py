@@ -57,7 +57,9 @@ class Embedding(Module):
         self.sparse = sparse
         if _weight is None:
             shape = (num_embeddings, embedding_dim)
-            self.weight = Parameter(hookgrad.empty(shape, dtype=dtype), requires_grad=not _freeze)
+            self.weight = Parameter(
+                hookgrad.empty(shape, device=device, dtype=dtype), requires_grad=not _freeze
+            )
             self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:

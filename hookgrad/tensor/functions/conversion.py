@@ -20,6 +20,7 @@ from hookgrad.tensor.creation import (
 )
 from hookgrad.tensor.device import check_device
 from hookgrad.tensor.dispatch import apply
+from hookgrad.tensor.layout import copy_in_format, preserve_format
 
 __all__ = [
     "clone",
@@ -32,8 +33,14 @@ __all__ = [
 
 
 def clone(input: Any, *, memory_format: Any = None) -> Any:
-    """A copy of ``input`` with its own memory; differentiable (``CloneBackward0``)."""
-    return apply(ops.Clone(), input)
+    """A copy of ``input`` with its own memory; differentiable (``CloneBackward0``).
+
+    The copy keeps the input's layout (``preserve_format``, the default) or takes
+    ``memory_format`` (``contiguous_format``, ``channels_last`` ...).
+    """
+    if memory_format is None or memory_format is preserve_format:
+        return apply(ops.Clone(), input)
+    return copy_in_format(input, memory_format)
 
 
 def _to_dtype(input: Any, dtype: dtypes.dtype, copy: bool = False) -> Any:
@@ -304,6 +311,7 @@ class ConversionMethods:
         """``self`` as complex128."""
         return _to_dtype(self, dtypes.complex128)
 
-    def cpu(self) -> Any:
-        """``self``: tensors live on the CPU already."""
+    def cpu(self, memory_format: Any = None) -> Any:
+        """``self``: tensors live on the CPU already (``memory_format`` is accepted as in
+        torch, which also returns the tensor itself then)."""
         return self
