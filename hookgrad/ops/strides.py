@@ -227,12 +227,12 @@ def elementwise_layout(out: np.ndarray, operands: tuple[Any, ...]) -> np.ndarray
     """``out``, the result of an elementwise op on ``operands`` (arrays and Python
     numbers, in argument order), laid out as torch lays it out (see ``iterator_strides``):
     ``out`` itself when it is, else a copy."""
+    if out.ndim < 2:
+        return out
     arrays = [a if type(a) is np.ndarray else np.asarray(a) for a in operands]
     # NOTE: C-contiguous operands give a C-contiguous result in both libraries; NumPy's
     # flag ignores the strides of size-1 dims, which torch's order may read.
-    if out.ndim < 2 or (
-        out.flags.c_contiguous and all(a.flags.c_contiguous and 1 not in a.shape for a in arrays)
-    ):
+    if out.flags.c_contiguous and all(a.flags.c_contiguous and 1 not in a.shape for a in arrays):
         return out
     strides = iterator_strides(out.shape, arrays)
     return _restrided(out, contiguous_strides(out.shape) if strides is None else strides)
