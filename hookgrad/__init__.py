@@ -87,11 +87,14 @@ from hookgrad.tensor.dtypes import (
     float64,
     get_default_dtype,
     iinfo,
+    int8,
+    int16,
     int32,
     int64,
     promote_types,
     result_type,
     set_default_dtype,
+    uint8,
 )
 from hookgrad.tensor.formatting import get_printoptions, set_printoptions
 
@@ -138,6 +141,7 @@ half = float16
 float = float32  # noqa: A001
 double = float64
 long = int64
+short = int16
 int = int32  # noqa: A001
 cfloat = complex64
 cdouble = complex128

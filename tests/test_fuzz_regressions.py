@@ -429,6 +429,34 @@ def reshape_of_erf(lib: Any) -> Any:
     return out, out.grad_fn, out.grad_fn.next_functions[0][0]
 
 
+# ------------------------------------------------------------ wrapped numbers
+
+
+def number_operand_under_create_graph(op: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Seed 6709: a formula on tensors reads a saved Python number (``x / 2.0``'s
+    ``other``) as torch's wrapped number, which promotion treats as the number: a 0-dim
+    float32 gradient stays float32, and the gradient's node is the formula's own (no
+    ToCopyBackward0 casting a float64 result back)."""
+
+    def case(lib: Any) -> Any:
+        x = lib.tensor(3.0, requires_grad=True)
+        seed = lib.tensor(0.5, requires_grad=True)
+        (g,) = lib.autograd.grad(op(x), x, seed, create_graph=True)
+        (gg,) = lib.autograd.grad(g, seed)
+        return g, g.grad_fn, [node for node, _ in g.grad_fn.next_functions], gg
+
+    return case
+
+
+NUMBER_OPERANDS = {
+    "x / 2.0": lambda x: x / 2.0,
+    "x.div_(2.0)": lambda x: (x * x).div_(2.0),
+    "x * 3": lambda x: x * 3,
+    "2.5 / x": lambda x: 2.5 / x,
+    "x ** 2.0": lambda x: x**2.0,
+}
+
+
 # ------------------------------------------------------------ leaf check on stale views
 
 
@@ -522,6 +550,10 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "elementwise layouts": layouts,
     "view of a broadcast difference": view_of_broadcast_difference,
     "reshape of erf": reshape_of_erf,
+    **{
+        f"{name} under create_graph": number_operand_under_create_graph(op)
+        for name, op in NUMBER_OPERANDS.items()
+    },
     "in-place on a stale view of a new leaf": inplace_on_stale_view_of_new_leaf(False),
     "in-place on a regenerated view of a new leaf": inplace_on_stale_view_of_new_leaf(True),
     **{

@@ -3,15 +3,14 @@
 The two-operand products (mm, bmm, mv, dot, vdot, addmm, addmv, baddbmm, addr) are entries
 of the derivative table (``hookgrad.ops.table``) with torch's formulas: ``mm``'s gradients
 are ``mm``s of the gradient with the other operand, transposed as torch's
-``mm_mat1_backward`` does for an operand laid out column by column.
+``mm_mat1_backward`` does for an operand laid out column by column. ``addbmm`` and
+``trace`` are hand-written with torch's formulas (they read sizes the table does not save).
 
-The rest are hand-written, as their backward is an algorithm. Every one is a
-contraction, an einsum equation over its operands: ``addbmm`` is ``bij,bjk->ik``. Its
-backward is a contraction too: the gradient of one operand is the einsum of the output
-gradient with the conjugates of the other operands, mapped back to that operand's labels
-(``ik,jk->ij`` gives ``grad @ mat2^H``). So each backward is an einsum call on tensors
-(``grad._einsum(equation, *others)``), which is itself differentiable: higher derivatives
-come for free.
+``einsum`` is hand-written, as its backward is an algorithm: the gradient of one operand
+is the einsum of the output gradient with the conjugates of the other operands, mapped
+back to that operand's labels (``ik,jk->ij`` gives ``grad @ mat2^H``). So its backward is
+an einsum call on tensors (``grad._einsum(equation, *others)``), which is itself
+differentiable: higher derivatives come for free.
 
 The forward of an einsum runs on arrays (``contract``): each operand first loses its
 repeated labels (diagonals) and the labels nothing else needs (sums), then the operands
@@ -29,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops.base import Op
-from hookgrad.ops.table import entry, helper
+from hookgrad.ops.table import call, entry, helper
 
 LETTERS = string.ascii_uppercase + string.ascii_lowercase
 
@@ -222,75 +221,6 @@ def _identity(size: int, ndim: int) -> Any:
     return array
 
 
-# ---------------------------------------------------------------- two-operand products
-
-
-class Product(Op):
-    """A product of two tensors ``a``, ``b`` given by an einsum ``equation`` ``"A,B->C"``.
-
-    The forward is ``product`` (``np.matmul``); the backward is ``grad_a = einsum("C,B->A",
-    grad, conj(b))`` and ``grad_b = einsum("C,A->B", grad, conj(a))``.
-
-    Each gradient has the memory layout of its operand, as in torch: the gradient of a
-    transposed matrix (``x @ w.T``) is computed transposed, so that after the transpose's
-    backward ``w.grad`` is contiguous like ``w`` (mixed layouts make later elementwise
-    ops, like an optimizer step, several times slower).
-    """
-
-    equation = ""
-    transposed = (False, False)
-
-    def product(self, a: Any, b: Any) -> Any:
-        return np.matmul(a, b)
-
-    def forward(self, a: Any, b: Any) -> Any:
-        self.transposed = (_is_transposed(a), _is_transposed(b))
-        return self.product(a, b)
-
-    def backward(self, grad: Any) -> Any:
-        a, b = _saved_operands(self)
-        return self.operand_grads(grad, a, b, self.needs_input_grad)
-
-    def operand_grads(self, grad: Any, a: Any, b: Any, needs: Sequence[bool]) -> tuple[Any, ...]:
-        """The gradients of ``a`` and ``b`` (None where ``needs`` is false)."""
-        grads: list[Any] = []
-        equations = _grad_equations(self.equation, self.transposed)
-        for equation, other, needed, transposed in zip(equations, (b, a), needs, self.transposed):
-            if not needed:
-                grads.append(None)
-            elif transposed:
-                grads.append(grad._einsum(equation, other.conj()).mT)
-            else:
-                grads.append(grad._einsum(equation, other.conj()))
-        return tuple(grads)
-
-
-def _saved_operands(op: Product) -> tuple[Any, Any]:
-    """The two saved operands of a product, in input order (None: not saved, as that
-    operand's gradient is not needed): its last two inputs, whatever order ``saves`` has."""
-    saved = dict(zip(op.saves, op.unpack()))
-    first, second = op.input_names[-2:]
-    return saved[first], saved[second]
-
-
-def _is_transposed(array: Any) -> bool:
-    """Whether the last two dims of ``array`` are laid out column by column."""
-    if array.ndim < 2 or array.shape[-2] < 2 or array.shape[-1] < 2:
-        return False
-    return array.strides[-2] == array.itemsize < array.strides[-1]
-
-
-@functools.lru_cache(maxsize=256)
-def _grad_equations(equation: str, transposed: tuple[bool, bool]) -> tuple[str, str]:
-    """``"A,B->C"`` gives ``("C,B->A", "C,A->B")``; the output's last two labels are
-    swapped for an operand that is ``transposed``."""
-    inputs, output = equation.split("->")
-    a, b = inputs.split(",")
-    a_out = a[:-2] + a[-1] + a[-2] if transposed[0] else a
-    b_out = b[:-2] + b[-1] + b[-2] if transposed[1] else b
-    return f"{output},{b}->{a_out}", f"{output},{a}->{b_out}"
-
-
 # ---------------------------------------------------------------- products of the table
 
 # torch's ``mm_mat1_backward``/``mm_mat2_backward``: an operand laid out column by column
@@ -397,8 +327,9 @@ def _bmm_sum(a: Any, b: Any) -> Any:
 _addbmm = _add_product(_bmm_sum)
 
 
-class Addbmm(Product):
-    """``beta * self + alpha * sum_b batch1[b] @ batch2[b]``.
+class Addbmm(Op):
+    """``beta * self + alpha * sum_b batch1[b] @ batch2[b]``, with torch's formulas (the
+    gradient expanded over the batch, then ``bmm``).
 
     Hand-written: torch's formulas read ``batch1.sym_size(0)`` (saved as
     ``_saved_batch1_sym_argsize_0``), which the table does not save.
@@ -407,44 +338,64 @@ class Addbmm(Product):
     input_names = ("self", "batch1", "batch2")
     saves = ("batch1", "batch2")
     saved_for = {"batch1": ("batch2",), "batch2": ("batch1",)}
-    equation = "bij,bjk->ik"
+    saved_attributes = (
+        "alpha",
+        "batch1_sym_argsize_0",
+        "batch1_sym_argsize_1",
+        "batch2_sym_argsize_2",
+        "beta",
+    )
 
     def __init__(self, beta: Any = 1, alpha: Any = 1) -> None:
         self.beta = beta
         self.alpha = alpha
 
-    def forward(self, c: Any, a: Any, b: Any) -> Any:  # type: ignore[override]
-        self.transposed = (_is_transposed(a), _is_transposed(b))
+    def forward(self, c: Any, a: Any, b: Any) -> Any:
+        self.batch1_sym_argsize_0, self.batch1_sym_argsize_1 = a.shape[:2]
+        self.batch2_sym_argsize_2 = b.shape[2]
         return _addbmm(c, a, b, self.beta, self.alpha)
 
     def backward(self, grad: Any) -> Any:
-        a, b = _saved_operands(self)
+        # NOTE: in torch's order, the inputs by name (batch1, batch2, self): a second
+        # backward runs the nodes by creation order.
+        batch1, batch2 = self.unpack()
         needs = self.needs_input_grad
-        grad_c = None
+        grad_c = grad_a = grad_b = None
+        alpha = _conj(self.alpha)
+        if needs[1]:
+            grad_a = self._expanded(grad).bmm(batch2.transpose(1, 2).conj())
+            grad_a = call("maybe_multiply", grad_a, alpha)
+        if needs[2]:
+            grad_b = batch1.transpose(1, 2).conj().bmm(self._expanded(grad))
+            grad_b = call("maybe_multiply", grad_b, alpha)
         if needs[0]:
-            grad_c = grad if self.beta == 1 else grad * _conj(self.beta)
-        grad_a, grad_b = self.operand_grads(grad, a, b, needs[1:])
-        if self.alpha != 1:
-            alpha = _conj(self.alpha)
-            grad_a = None if grad_a is None else grad_a * alpha
-            grad_b = None if grad_b is None else grad_b * alpha
+            grad_c = call("maybe_multiply", grad, _conj(self.beta))
         return grad_c, grad_a, grad_b
+
+    def _expanded(self, grad: Any) -> Any:
+        """``grad`` repeated over the batch: one ``batch1[b] @ batch2[b]``'s gradient."""
+        sizes = (self.batch1_sym_argsize_0, self.batch1_sym_argsize_1, self.batch2_sym_argsize_2)
+        return grad.unsqueeze(0).expand(sizes)
 
 
 # ---------------------------------------------------------------- trace
 
 
 class Trace(Op):
-    """The sum of a matrix's diagonal; the gradient is ``grad`` on the diagonal."""
+    """The sum of a matrix's diagonal; torch's ``trace_backward``: ``grad`` filled into
+    the diagonal of flat zeros (``index_fill``), viewed as the matrix."""
 
     input_names = ("self",)
+    saved_attributes = ("self_sym_sizes",)
 
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
         return np.trace(a)
 
     def backward(self, grad: Any) -> Any:
-        return grad.new_tensor(np.eye(*self.self_sym_sizes)) * grad
+        rows, cols = self.self_sym_sizes
+        diagonal = grad.new_tensor(np.arange(0, rows * cols, cols + 1), dtype=np.int64)
+        return grad.new_zeros(rows * cols).index_fill(0, diagonal, grad).view(rows, cols)
 
 
 def _conj(value: Any) -> Any:

@@ -4,13 +4,14 @@ logsumexp, vector norms, cumsum/cumprod, softmax and log_softmax.
 sum, mean, var, std, amax/amin, max/min/median of all elements, logsumexp, the vector
 norm, cumsum, softmax and log_softmax (with their backward ops, whose nodes are torch's
 double-backward nodes) are entries of the derivative table (``hookgrad.ops.table``) with
-torch's formulas; their ``dim`` is a sorted tuple of non-negative dims (``()`` or None:
-all of them), saved as torch saves it. The others are hand-written: var_mean and
-std_mean (two outputs), prod and cumprod (their gradients at zeros are an algorithm) and
-the ``(values, indices)`` ops along a dim (two outputs). There ``dim`` is a sorted tuple
-(None: all dims) or, for ops along one dim, a non-negative int; a backward first puts the
-reduced dims back as size 1 (``_restore``), so that its tensors broadcast against the
-input.
+torch's formulas. The others are hand-written: var_mean and std_mean (two outputs), prod
+and cumprod (their gradients at zeros are an algorithm) and the ``(values, indices)`` ops
+along a dim (two outputs); their backward is torch's too, written on tensors, so a
+``create_graph=True`` gradient records torch's double-backward graph.
+
+Every op takes its ``dim`` as the caller gave it (a tuple of ints in any order, negative
+ones included, or None for all dims; an int for the ops along one dim), because torch's
+node saves it so (``_saved_dim``); kernels and formulas wrap it where they need an index.
 """
 
 from __future__ import annotations
@@ -22,56 +23,56 @@ from typing import Any
 import numpy as np
 
 from hookgrad import grad_mode
-from hookgrad.graph.saved import FREED_MESSAGE
+from hookgrad.ops import array_api
 from hookgrad.ops.base import Op
-from hookgrad.ops.table import entry, helper
-from hookgrad.ops.util import as_axis, reduced_shape
+from hookgrad.ops.shape import wrapped
+from hookgrad.ops.table import call, entry, function, helper
 
 
-def _as_dims(dim: Any) -> Any:
-    return (dim,) if isinstance(dim, int) else dim
+def _axis(dim: Any, ndim: int) -> Any:
+    """NumPy's ``axis`` for torch's ``dim`` (as given) over ``ndim`` dims: None or ``()``
+    reduces every dim, and so does any dim of a 0-dim tensor."""
+    return tuple(dim) if dim and ndim else None
 
 
-def _restore(grad: Any, shape: tuple[int, ...], dim: Any, keepdim: bool) -> Any:
-    """A reduced tensor reshaped to the keepdim layout (reduced dims of size 1)."""
-    if keepdim:
-        return grad
-    return grad.reshape(reduced_shape(shape, _as_dims(dim)))
+def _wrapped_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """``dim`` (a tuple as given, or None) as non-negative dims; None: every dim."""
+    return tuple(wrapped(d, ndim) for d in dim) if dim and ndim else None
 
 
-def _expand_back(grad: Any, shape: tuple[int, ...], dim: Any, keepdim: bool) -> Any:
-    """Broadcast a reduced gradient back to the input's ``shape``."""
-    return _restore(grad, shape, dim, keepdim).expand(shape)
+def _drop(array: Any, dims: tuple[int, ...] | None, keepdim: bool) -> Any:
+    """A keepdim-layout array without its reduced ``dims`` (None: all) unless ``keepdim``."""
+    return array if keepdim else np.squeeze(array, axis=dims)
 
 
-def _drop(array: Any, dim: Any, keepdim: bool) -> Any:
-    """A keepdim-layout array without its reduced dims unless ``keepdim``."""
-    return array if keepdim else np.squeeze(array, axis=as_axis(_as_dims(dim)))
+def _count(shape: tuple[int, ...], dims: tuple[int, ...] | None) -> int:
+    """How many elements each output element of a reduction over ``dims`` reduces."""
+    return math.prod(shape) if dims is None else math.prod(shape[d] for d in dims)
 
 
-def _count(shape: tuple[int, ...], dim: tuple[int, ...] | None) -> int:
-    """How many elements each output element of a reduction over ``dim`` reduces."""
-    return math.prod(shape) if dim is None else math.prod(shape[d] for d in dim)
-
-
-def _bool_constant(like: Any, array: Any) -> Any:
-    """A fixed bool tensor (a mask computed from indices or shapes)."""
-    return like.new_tensor(array, dtype=bool)
+def _add(a: Any, b: Any) -> Any:
+    """The sum of two optional gradients (None: no gradient)."""
+    return b if a is None else a if b is None else a + b
 
 
 # ---------------------------------------------------------------- sum / mean
 
 # torch's FunctionsManual helpers, written over sizes and dims as Python tuples. Dims are
-# the non-negative, sorted dims the public functions pass (``unsqueeze_multiple`` inserts
-# them in ascending order, as torch's loop does).
+# as the caller gave them; ``unsqueeze_multiple`` wraps them and inserts them in ascending
+# order, as torch's loop over ``dim_list_to_bitset`` does.
+helper("_sorted_dims(dim, n_dims)", "tuple(sorted(d % n_dims for d in dim))")
 helper(
-    "unsqueeze_multiple(t, dim)",
-    "t if not dim else unsqueeze_multiple(t.unsqueeze(dim[0]), dim[1:])",
+    "_unsqueeze_sorted(t, dims)",
+    "t if not dims else _unsqueeze_sorted(t.unsqueeze(dims[0]), dims[1:])",
+)
+helper(
+    "unsqueeze_multiple(t, dim, n_dims)",
+    "t.unsqueeze(dim[0]) if len(dim) == 1 else _unsqueeze_sorted(t, _sorted_dims(dim, n_dims))",
 )
 helper(
     "sum_backward(grad, sizes, dims, keepdim)",
     "grad.expand(sizes) if keepdim or not sizes or not dims "
-    "else unsqueeze_multiple(grad, dims).expand(sizes)",
+    "else unsqueeze_multiple(grad, dims, len(sizes)).expand(sizes)",
 )
 helper(
     "_safe_size(sizes, dim)",
@@ -82,12 +83,6 @@ helper(
     "sum_backward(grad, shape, dim, keepdim) / (numel if not dim else _safe_size(shape, dim))",
 )
 
-
-def _axis(dim: Any) -> Any:
-    """NumPy's ``axis`` for torch's ``dim``: None or ``()`` reduces every dim."""
-    return tuple(dim) if dim else None
-
-
 Sum = entry(
     "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     lambda a, dtype: np.sum(a, dtype=dtype),
@@ -96,7 +91,9 @@ Sum = entry(
 SumDim = entry(
     "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)"
     " -> Tensor",
-    lambda a, dim, keepdim, dtype: np.sum(a, axis=_axis(dim), keepdims=keepdim, dtype=dtype),
+    lambda a, dim, keepdim, dtype: np.sum(
+        a, axis=_axis(dim, a.ndim), keepdims=keepdim, dtype=dtype
+    ),
     node="SumBackward1",
     self="sum_backward(grad, self.sym_sizes(), dim, keepdim)",
 )
@@ -107,7 +104,9 @@ Mean = entry(
 )
 MeanDim = entry(
     "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    lambda a, dim, keepdim, dtype: np.mean(a, axis=_axis(dim), keepdims=keepdim, dtype=dtype),
+    lambda a, dim, keepdim, dtype: np.mean(
+        a, axis=_axis(dim, a.ndim), keepdims=keepdim, dtype=dtype
+    ),
     node="MeanBackward1",
     self="mean_backward(grad, self.sym_sizes(), dim, self.sym_numel(), keepdim)",
 )
@@ -116,42 +115,60 @@ MeanDim = entry(
 # ---------------------------------------------------------------- var / std
 
 
-def _variance(a: Any, dim: tuple[int, ...] | None, correction: float) -> tuple[Any, Any]:
-    """``(variance, mean)`` over ``dim`` in keepdim layout; the variance is real."""
-    mean = np.mean(a, axis=as_axis(dim), keepdims=True)
+def _variance(a: Any, dims: tuple[int, ...] | None, correction: float) -> tuple[Any, Any]:
+    """``(variance, mean)`` over ``dims`` (None: all) in keepdim layout; the variance is
+    real."""
+    mean = np.mean(a, axis=dims, keepdims=True)
     deviation = a - mean
     squares = (deviation * deviation.conj()).real if a.dtype.kind == "c" else deviation**2
-    dof = max(_count(a.shape, dim) - correction, 0)
+    dof = max(_count(a.shape, dims) - correction, 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.sum(squares, axis=as_axis(dim), keepdims=True) / dof, mean
+        return np.sum(squares, axis=dims, keepdims=True) / dof, mean
+
+
+def _moments(a: Any, dim: Any, correction: Any, keepdim: bool) -> tuple[Any, Any]:
+    """``(variance, mean)`` over ``dim`` (as given; None or ``()``: all dims), dividing
+    by ``count - correction`` (None: 1, Bessel's)."""
+    dims = _wrapped_dims(dim, a.ndim)
+    variance, mean = _variance(a, dims, 1 if correction is None else correction)
+    return _drop(variance, dims, keepdim), _drop(mean, dims, keepdim)
 
 
 def _var(a: Any, dim: Any, correction: Any, keepdim: bool) -> Any:
-    dims = tuple(dim) if dim else None
-    variance, _ = _variance(a, dims, 1 if correction is None else correction)
-    return _drop(variance, dims, keepdim)
+    return _moments(a, dim, correction, keepdim)[0]
 
 
 def _std(a: Any, dim: Any, correction: Any, keepdim: bool) -> Any:
     return np.sqrt(_var(a, dim, correction, keepdim))
 
 
-# torch's var_backward and std_backward. Without ``dim`` (or ``()``, all dims here) and
-# with no degrees of freedom left, the gradient is ``grad * inf`` (NaN at the mean).
+# torch's var_backward and std_backward. Without ``dim`` (None) and with no degrees of
+# freedom left, the gradient is ``grad * inf`` (NaN at the mean). NOTE: as torch's, a
+# ``dim`` of ``()`` takes the per-dim branch (one element per group: ``2 / (1 - 1)``),
+# although the forward reduces every dim.
+# NOTE: torch's C++ evaluates the right operand of ``a * b`` before the left one, and a
+# second backward runs the nodes by creation order: ``_times(b, a)`` is ``a * b`` with
+# ``b``'s nodes made first (Python evaluates arguments left to right).
+helper("_times(right, left)", "left * right")
 helper("_correction(correction)", "1 if correction is None else correction")
 helper("_two_over(dof)", "2.0 / dof if dof != 0 else inf")
 helper(
     "var_backward(grad, self, dim, correction, keepdim)",
     "_var_backward_all(grad, self, self.numel() - _correction(correction)) "
-    "if self.ndim == 0 or not dim "
-    "else _two_over(_safe_size(self.shape, dim) - _correction(correction)) "
-    "* (grad if keepdim or self.ndim <= 1 else unsqueeze_multiple(grad, dim)) "
-    "* (self - self.mean(dim, True))",
+    "if self.ndim == 0 or dim is None "
+    "else _var_backward_dims("
+    "grad if keepdim or self.ndim <= 1 else unsqueeze_multiple(grad, dim, self.ndim),"
+    " self, dim, correction)",
+)
+helper(
+    "_var_backward_dims(grad, self, dim, correction)",
+    "_times(self - self.mean(dim, True),"
+    " _two_over(_safe_size(self.shape, dim) - _correction(correction)) * grad)",
 )
 helper(
     "_var_backward_all(grad, self, dof)",
     "grad * where(self == self.mean(), nan, inf) if dof <= 0 "
-    "else 2.0 / dof * grad * (self - self.mean())",
+    "else _times(self - self.mean(), 2.0 / dof * grad)",
 )
 helper(
     "std_backward(result, grad, self, dim, correction, keepdim)",
@@ -177,76 +194,62 @@ Std = entry(
 )
 
 
-class _Moments(Op):
-    """var_mean and std_mean (two outputs, beyond the table): dims, correction and their
-    gradients."""
+class VarMean(Op):
+    """``(var, mean)`` in one node (two outputs, beyond the table): torch's
+    ``var_mean_backward``, the sum of ``var_backward`` and ``mean_backward``."""
 
     input_names = ("self",)
     saves: tuple[str, ...] = ("self",)
+    output_names = ("result0", "result1")
+    saved_attributes = ("correction", "dim", "keepdim")
+    quiet = True
 
-    def __init__(self, dim: tuple[int, ...] | None, correction: float, keepdim: bool) -> None:
+    def __init__(self, dim: tuple[int, ...] | None, correction: Any, keepdim: bool) -> None:
         self.dim = dim
         self.correction = correction
         self.keepdim = keepdim
 
-    def _moments(self, a: Any) -> tuple[Any, Any]:
-        """``(variance, mean)`` with the reduced dims dropped unless ``keepdim``."""
-        self.input_shape = a.shape
-        variance, mean = _variance(a, self.dim, self.correction)
-        return _drop(variance, self.dim, self.keepdim), _drop(mean, self.dim, self.keepdim)
-
-    def _var_backward(self, grad: Any, x: Any) -> Any:
-        dof = _count(self.input_shape, self.dim) - self.correction
-        scale = 2.0 / dof if dof > 0 else math.inf
-        grad = _restore(grad, self.input_shape, self.dim, self.keepdim)
-        return scale * grad * (x - x.mean(self.dim, keepdim=True))
-
-    def _std_backward(self, grad: Any, x: Any, std: Any) -> Any:
-        # NOTE: torch's convention: no gradient where the standard deviation is 0.
-        return self._var_backward((grad / (2 * std)).masked_fill(std == 0, 0), x)
-
-    def _mean_backward(self, grad: Any) -> Any:
-        count = _count(self.input_shape, self.dim)
-        return _expand_back(grad / count, self.input_shape, self.dim, self.keepdim)
-
-
-def _add(a: Any, b: Any) -> Any:
-    """The sum of two optional gradients (None: no gradient)."""
-    return b if a is None else a if b is None else a + b
-
-
-class VarMean(_Moments):
-    """``(var, mean)`` in one node."""
-
     def forward(self, a: Any) -> Any:
-        return self._moments(a)
+        return _moments(a, self.dim, self.correction, self.keepdim)
 
     def backward(self, grad_var: Any, grad_mean: Any) -> Any:
         (x,) = self.unpack()
-        grad_input = None if grad_var is None else self._var_backward(grad_var, x)
-        return _add(grad_input, None if grad_mean is None else self._mean_backward(grad_mean))
+        grad_input = None
+        if grad_var is not None:
+            grad_input = call("var_backward", grad_var, x, self.dim, self.correction, self.keepdim)
+        return _add(grad_input, self._mean_backward(grad_mean, x))
+
+    def _mean_backward(self, grad: Any, x: Any) -> Any:
+        if grad is None:
+            return None
+        dim = () if self.dim is None else self.dim
+        return call("mean_backward", grad, tuple(x.shape), dim, x.numel(), self.keepdim)
 
 
-class StdMean(_Moments):
-    """``(std, mean)`` in one node."""
+class StdMean(VarMean):
+    """``(std, mean)`` in one node: torch's ``std_mean_backward``."""
 
-    saves = ("self", "result")
+    saves = ("self", "result0")
 
     def forward(self, a: Any) -> Any:
-        variance, mean = self._moments(a)
+        variance, mean = _moments(a, self.dim, self.correction, self.keepdim)
         return np.sqrt(variance), mean
 
     def backward(self, grad_std: Any, grad_mean: Any) -> Any:
         x, std = self.unpack()
-        grad_input = None if grad_std is None else self._std_backward(grad_std, x, std)
-        return _add(grad_input, None if grad_mean is None else self._mean_backward(grad_mean))
+        grad_input = None
+        if grad_std is not None:
+            grad_input = call(
+                "std_backward", std, grad_std, x, self.dim, self.correction, self.keepdim
+            )
+        return _add(grad_input, self._mean_backward(grad_mean, x))
 
 
 # ---------------------------------------------------------------- prod
 
 
 class Prod(Op):
-    """Product of all elements."""
+    """Product of all elements; torch's ``prod_backward``."""
 
     input_names = ("self",)
     saves = ("self", "result")
@@ -259,21 +262,25 @@ class Prod(Op):
 
     def backward(self, grad: Any) -> Any:
         x, result = self.unpack()
+        x = x.to(grad.dtype)
         if x.ndim == 0:
             return grad
-        if not (x == 0).any():
-            # As torch's: without zeros, the gradient is no view of a flattened one.
+        zeros = int((x == 0).sum())
+        if not zeros:
             return grad * (result / x).conj()
-        flat = _prod_backward(grad.reshape(1), x.reshape(-1), result.reshape(1), 0)
-        return flat.reshape(x.shape)
+        if zeros > 1 and not grad_mode.is_grad_enabled():
+            return x.new_zeros(x.shape)
+        flat = x.contiguous().view(-1)
+        return _prod_safe_zeros_backward(grad, flat, 0).view_as(x)
 
 
 class ProdDim(Op):
-    """Product along one dim."""
+    """Product along one dim; torch's ``prod_backward`` with a dim."""
 
     node_name = "ProdBackward1"
     input_names = ("self",)
     saves = ("self", "result")
+    saved_attributes = ("dim", "keepdim")
 
     def __init__(self, dim: int, keepdim: bool, np_dtype: Any = None) -> None:
         self.dim = dim
@@ -281,50 +288,37 @@ class ProdDim(Op):
         self.np_dtype = np_dtype
 
     def forward(self, a: Any) -> Any:
-        self.input_shape = a.shape
-        axis = self.dim if a.ndim else None
+        axis = wrapped(self.dim, a.ndim) if a.ndim else None
         return np.prod(a, axis=axis, keepdims=self.keepdim, dtype=self.np_dtype)
 
     def backward(self, grad: Any) -> Any:
         x, result = self.unpack()
+        x = x.to(grad.dtype)
         if x.ndim == 0:
             return grad
-        grad = _restore(grad, self.input_shape, self.dim, self.keepdim)
-        result = _restore(result, self.input_shape, self.dim, self.keepdim)
-        return _prod_backward(grad, x, result, self.dim)
+        dim = wrapped(self.dim, x.ndim)
+        if not self.keepdim:
+            grad = grad.unsqueeze(dim)
+            result = result.unsqueeze(dim)
+        if not bool((x == 0).any()):
+            return grad * (result / x).conj()
+        return _prod_safe_zeros_backward(grad, x, dim)
 
 
-def _prod_backward(grad: Any, x: Any, result: Any, dim: int) -> Any:
-    """The gradient of a product along ``dim`` (``grad`` and ``result`` keep that dim).
-
-    d prod / d x_j is the product of the other elements: ``result / x_j`` unless ``x``
-    has zeros, where that division is 0/0.
-    """
-    zeros = x == 0
-    if not zeros.any():
-        return grad * (result / x).conj()
-    if grad_mode.is_grad_enabled():
-        return grad * _products_without_each(x, dim).prod(dim + 1).conj()
-    # A slice with one zero: only that position sees a non-zero product of the others.
-    count = zeros.sum(dim, keepdim=True)
-    safe = x.masked_fill(zeros, 1)
-    nonzero_prod = safe.prod(dim, keepdim=True)
-    lone_zero = nonzero_prod.where(zeros & (count == 1), 0)
-    others = (nonzero_prod / safe).where(count == 0, lone_zero)
-    return grad * others.conj()
-
-
-def _products_without_each(x: Any, dim: int) -> Any:
-    """``x`` repeated along a new axis ``dim``: copy ``i`` has element ``i`` set to 1.
-
-    Reducing it along ``dim + 1`` excludes each element in turn, exactly and for every
-    derivative order, at n times the memory (used only where a division would be 0/0).
-    """
-    shape = tuple(x.shape)
-    size = shape[dim]
-    rows = x.reshape(shape[:dim] + (1,) + shape[dim:]).expand(shape[:dim] + (size,) + shape[dim:])
-    eye = np.eye(size, dtype=bool).reshape((size, size) + (1,) * (len(shape) - dim - 1))
-    return rows.masked_fill(_bool_constant(x, eye), 1)
+def _prod_safe_zeros_backward(grad: Any, x: Any, dim: int) -> Any:
+    """torch's ``prod_safe_zeros_backward``: the product of the other elements along
+    ``dim`` (``grad`` keeps that dim) as exclusive running products from both ends, with
+    no division (right at zeros, and for every derivative order)."""
+    if x.numel() == 0:
+        return grad.expand_as(x)
+    size = x.shape[dim]
+    ones_size = list(x.shape)
+    ones_size[dim] = 1
+    ones = grad.new_ones(ones_size)
+    exclusive_normal = grad._cat([ones, x.narrow(dim, 0, size - 1)], dim).cumprod(dim)
+    narrow_reverse = x.narrow(dim, 1, size - 1).flip(dim)
+    exclusive_reverse = grad._cat([ones, narrow_reverse], dim).cumprod(dim).flip(dim)
+    return grad * (exclusive_normal * exclusive_reverse).conj()
 
 
 # ---------------------------------------------------------------- max / min / median
@@ -378,9 +372,14 @@ Median = entry(
 
 
 class _SelectAlongDim(Op):
-    """``(values, indices)`` along ``dim``; the gradient goes to the returned index."""
+    """``(values, indices)`` along ``dim`` (as given); the gradient goes to the returned
+    index: torch's ``value_selecting_reduction_backward``, the gradient scattered into
+    zeros (a second backward records ``ScatterBackward0``)."""
 
     input_names = ("self",)
+    output_names = ("values", "indices")
+    saves = ("indices",)
+    saved_attributes = ("dim", "keepdim", "self_sym_sizes")
 
     def __init__(self, dim: int, keepdim: bool) -> None:
         self.dim = dim
@@ -390,36 +389,21 @@ class _SelectAlongDim(Op):
     indices_of: Callable[[Any, int], Any]
 
     def forward(self, a: Any) -> Any:
-        self.input_shape = a.shape
+        self.self_sym_sizes = a.shape
         if a.ndim == 0:
-            self.indices = np.zeros((), np.int64)
-            return a.copy(), self.indices.copy()
-        chosen = self.indices_of(a, self.dim).astype(np.int64)
-        values = np.take_along_axis(a, chosen, axis=self.dim)
-        indices = _drop(chosen, self.dim, self.keepdim)
-        self.indices = indices.copy()  # the caller may change the returned indices in place
-        return _drop(values, self.dim, self.keepdim), indices
+            return a.copy(), np.zeros((), np.int64)
+        dim = wrapped(self.dim, a.ndim)
+        chosen = self.indices_of(a, dim).astype(np.int64)
+        values = np.take_along_axis(a, chosen, axis=dim)
+        return _drop(values, (dim,), self.keepdim), _drop(chosen, (dim,), self.keepdim)
 
     def backward(self, grad: Any, grad_indices: Any = None) -> Any:
-        if self.indices is None:
-            raise RuntimeError(FREED_MESSAGE)
-        if grad is None or not self.input_shape:
-            return grad
-        shape, dim = self.input_shape, self.dim
-        if grad_mode.is_grad_enabled():
-            # torch's value_selecting_reduction_backward: the gradient scattered into
-            # zeros, so a second backward records ScatterBackward0.
-            index = grad.new_tensor(self.indices, dtype=np.int64)
-            if not self.keepdim:
-                grad, index = grad.unsqueeze(dim), index.unsqueeze(dim)
-            return grad.new_zeros(shape).scatter_(dim, index, grad)
-        positions = np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1))
-        chosen = positions == self.indices.reshape(reduced_shape(shape, (dim,)))
-        return _restore(grad, shape, dim, self.keepdim).where(_bool_constant(grad, chosen), 0)
-
-    def _release_variables(self) -> None:
-        # NOTE: torch saves the indices as a tensor, freed after a backward pass.
-        self.indices = None
+        (indices,) = self.unpack()
+        dim = self.dim
+        zeros = grad.new_zeros(self.self_sym_sizes)
+        if self.keepdim or not self.self_sym_sizes:
+            return zeros.scatter(dim, indices, grad)
+        return zeros.scatter(dim, indices.unsqueeze(dim), grad.unsqueeze(dim))
 
 
 def _argmax(a: Any, axis: int) -> Any:
@@ -454,6 +438,10 @@ class MedianDim(_SelectAlongDim):
 # ``restore_reduced_dims``: a reduced tensor with its reduced dims back as size 1.
 helper(
     "_restored_sizes(sizes, dims)",
+    "_restored(sizes, _sorted_dims(dims, len(sizes) + len(dims)))",
+)
+helper(
+    "_restored(sizes, dims)",
     "tuple(1 if i in dims else sizes[i - len([d for d in dims if d < i])] "
     "for i in range(len(sizes) + len(dims)))",
 )
@@ -465,13 +453,13 @@ helper("scale_grad_by_count(grad, mask, dims)", "(grad / mask.sum(dims, True)) *
 
 Amax = entry(
     "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-    lambda a, dim, keepdim: np.amax(a, axis=_axis(dim), keepdims=keepdim),
+    lambda a, dim, keepdim: np.amax(a, axis=_axis(dim, a.ndim), keepdims=keepdim),
     self="scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
     "restore_reduced_dims(result, dim, keepdim) == self, dim)",
 )
 Amin = entry(
     "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-    lambda a, dim, keepdim: np.amin(a, axis=_axis(dim), keepdims=keepdim),
+    lambda a, dim, keepdim: np.amin(a, axis=_axis(dim, a.ndim), keepdims=keepdim),
     self="scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
     "restore_reduced_dims(result, dim, keepdim) == self, dim)",
 )
@@ -482,7 +470,7 @@ Amin = entry(
 
 def _logsumexp(a: Any, dim: Any, keepdim: bool) -> Any:
     """``log(sum(exp(a)))`` over ``dim``, shifted by the maximum so it cannot overflow."""
-    axis = _axis(dim)
+    axis = _axis(dim, a.ndim)
     shift = np.amax(a, axis=axis, keepdims=True) if a.size else np.zeros((), a.dtype)
     shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
     with np.errstate(divide="ignore"):
@@ -493,7 +481,8 @@ def _logsumexp(a: Any, dim: Any, keepdim: bool) -> Any:
 helper(
     "logsumexp_backward(grad, self, result, dim, keepdim)",
     "grad * (self - result).exp().conj() if keepdim or self.ndim == 0 "
-    "else unsqueeze_multiple(grad, dim) * (self - unsqueeze_multiple(result, dim)).exp().conj()",
+    "else unsqueeze_multiple(grad, dim, self.ndim)"
+    " * (self - unsqueeze_multiple(result, dim, self.ndim)).exp().conj()",
 )
 Logsumexp = entry(
     "logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
@@ -507,7 +496,7 @@ def _vector_norm(a: Any, ord: float, dim: Any, keepdim: bool, dtype: Any) -> Any
     if dtype is not None:
         a = a.astype(dtype)
     size = np.abs(a)
-    axis = _axis(dim)
+    axis = _axis(dim, a.ndim)
     if ord == math.inf:
         return np.amax(size, axis=axis, keepdims=keepdim)
     if ord == -math.inf:
@@ -525,13 +514,13 @@ def _vector_norm(a: Any, ord: float, dim: Any, keepdim: bool, dtype: Any) -> Any
 # NaNs take it), below 1, below 2, and the rest.
 helper(
     "linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim)",
-    "norm_backward(grad, self, ord, result, dim, keepdim)",
+    "norm_backward(grad, self, ord, result, () if dim is None else dim, keepdim)",
 )
 helper(
     "norm_backward(grad, self, p, norm, dim, keepdim)",
     "_norm_backward(grad, self, p, norm, dim) if keepdim or self.ndim == 0 "
-    "else _norm_backward(unsqueeze_multiple(grad, dim), self, p,"
-    " unsqueeze_multiple(norm, dim), dim)",
+    "else _norm_backward(unsqueeze_multiple(grad, dim, self.ndim), self, p,"
+    " unsqueeze_multiple(norm, dim, self.ndim), dim)",
 )
 helper(
     "_norm_backward(grad, self, p, norm, dim)",
@@ -540,14 +529,18 @@ helper(
     "else grad * (self / norm).masked_fill(norm == 0, 0) if p == 2 "
     "else _inf_norm_backward(grad, self, (self.abs() == norm) | self.abs().isnan(), dim)"
     " if p == inf or p == -inf "
-    "else self.sgn() * self.abs().pow(p - 1).masked_fill(self == 0, 0) * grad"
-    " * norm.pow(1 - p) if p < 1 "
-    "else self.sgn() * self.abs().pow(p - 1) * (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0)"
-    " if p < 2 "
-    "else self * self.abs().pow(p - 2) * (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0)",
+    "else _times(norm.pow(1 - p),"
+    " _times(self.abs().pow_(p - 1).masked_fill(self == 0, 0), self.sgn()) * grad) if p < 1 "
+    "else _times(self.abs().pow_(p - 1), self.sgn())"
+    " * (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0) if p < 2 "
+    "else self * self.abs().pow_(p - 2) * (grad / norm.pow(p - 1)).masked_fill(norm == 0, 0)",
 )
+# NOTE: torch's ``norm_backward`` raises ``|self|`` to a power in place (``pow_``), so
+# that node saves a clone of ``|self|`` (its ``_saved_self`` comes from CloneBackward0).
+function("pow_", array_api.pow, lambda x, exponent: x.pow_(exponent))
 helper(
-    "_inf_norm_backward(grad, self, mask, dim)", "self.sgn() * (grad / mask.sum(dim, True) * mask)"
+    "_inf_norm_backward(grad, self, mask, dim)",
+    "_times(grad / mask.sum(dim, True) * mask, self.sgn())",
 )
 
 # The vector ``ord``-norm over ``dim``; ord may be 0, inf or -inf too.
@@ -574,28 +567,26 @@ def _c_order(a: Any) -> Any:
     return a if a.flags.c_contiguous else np.array(a, order="C")
 
 
-def _reversed_cumsum(t: Any, dim: int) -> Any:
-    """Element ``i`` is the sum of the elements ``i, i+1, ...`` of ``t`` along ``dim``."""
-    return t.flip(dim).cumsum(dim).flip(dim) if t.ndim else t
-
-
 helper("reversed_cumsum(w, dim)", "w.flip(dim).cumsum(dim).flip(dim)")
 helper(
     "cumsum_backward(grad, dim)",
     "grad if grad.numel() <= 1 or grad.shape[dim] == 1 else reversed_cumsum(grad, dim)",
 )
+# ``x.to(dtype)`` in a formula (a ``dtype=`` result's gradient back in the input's dtype).
+function("to", lambda x, dtype: x.astype(dtype, copy=False), lambda x, dtype: x.to(dtype))
 Cumsum = entry(
     "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
     lambda a, dim, dtype: _c_order(np.cumsum(_along(a), axis=dim, dtype=dtype).reshape(a.shape)),
-    self="cumsum_backward(grad, dim)",
+    self="cumsum_backward(grad.to(self.scalar_type()), dim)",
 )
 
 
 class Cumprod(Op):
-    """Running product along ``dim``."""
+    """Running product along ``dim``; torch's ``cumprod_backward``."""
 
     input_names = ("self",)
     saves = ("self", "result")
+    saved_attributes = ("dim",)
 
     def __init__(self, dim: int, np_dtype: Any = None) -> None:
         self.dim = dim
@@ -606,19 +597,70 @@ class Cumprod(Op):
 
     def backward(self, grad: Any) -> Any:
         x, result = self.unpack()
-        if x.ndim == 0:
+        grad = grad.to(x.dtype)
+        if x.numel() <= 1:
             return grad
-        dim = self.dim
-        if not (x == 0).any():
-            return _reversed_cumsum(grad * result.conj(), dim) / x.conj()
-        # d result_j / d x_i = product of x_k for k <= j, k != i (zero for j < i).
+        dim = wrapped(self.dim, x.ndim)
         size = x.shape[dim]
-        partial = _products_without_each(x, dim).cumprod(dim + 1)
-        later = np.triu(np.ones((size, size), dtype=bool))
-        later = later.reshape((size, size) + (1,) * (x.ndim - dim - 1))
-        spread = grad.reshape(tuple(x.shape[:dim]) + (1,) + tuple(x.shape[dim:]))
-        terms = (spread * partial.conj()).where(_bool_constant(x, later), 0)
-        return terms.sum(dim + 1)
+        if size == 1:
+            return grad
+        x_conj, result_conj = x.conj(), result.conj()
+        if not bool((x == 0).any()):
+            w = result_conj * grad
+            return w.flip(dim).cumsum(dim).flip(dim).div(x_conj)
+        if not grad_mode.is_grad_enabled():
+            return grad.new_tensor(_cumprod_zeros_backward(grad, x_conj, result_conj, dim))
+        return _cumprod_omitted_backward(grad, x_conj, dim, size)
+
+
+def _cumprod_zeros_backward(grad: Any, x: Any, result: Any, dim: int) -> Any:
+    """The gradient of a running product whose input has zeros, on arrays in O(n) (torch's
+    path without a graph; ``x``, ``result`` conjugated). Before the first zero of a slice
+    it is the reversed running sum of ``result * grad`` over ``x``; at the first zero, the
+    product of the elements before it times the running products after it (up to the
+    second zero) against ``grad``; zero after it."""
+    g, x, out = (np.moveaxis(t._data, dim, -1) for t in (grad, x, result))
+    zero = x == 0
+    count = np.cumsum(zero, axis=-1)
+    before = count == 0
+    w = np.where(before, out * g, 0)
+    reversed_sums = np.flip(np.cumsum(np.flip(w, -1), -1), -1)
+    grad_input = np.where(before, reversed_sums / np.where(before, x, 1), 0)
+    first = zero & (count == 1)
+    after_first = (count == 1) & ~first
+    running = np.cumprod(np.where(after_first, x, 1), axis=-1)
+    total = np.sum(running * np.where(count == 1, g, 0), axis=-1, keepdims=True)
+    prefix = np.prod(np.where(before, x, 1), axis=-1, keepdims=True)
+    grad_input = np.where(first, total * prefix, grad_input)
+    return np.moveaxis(grad_input, -1, dim).astype(g.dtype, copy=False)
+
+
+def _cumprod_omitted_backward(grad: Any, x: Any, dim: int, size: int) -> Any:
+    """torch's O(n^2) gradient of a running product with zeros under a graph: for each
+    ``k``, the products that omit element ``k`` (the product of the elements before it
+    times the running products after it) against ``grad`` from ``k`` on, copied into
+    slice ``k`` of zeros. Its derivative is the second derivative of cumprod. ``x`` is
+    conjugated."""
+    ones_size = list(x.shape)
+    ones_size[dim] = 1
+    ones = grad.new_ones((1,)).expand(ones_size)
+    grad_input = grad.new_zeros(x.shape)
+    for k in range(size):
+        if k == 0:
+            omitted = grad._cat([ones, _slice(x, dim, k + 1).cumprod(dim)], dim)
+        elif k == size - 1:
+            omitted = _slice(x, dim, 0, k).prod(dim, True)
+        else:
+            until_k = _slice(x, dim, 0, k).prod(dim, True)
+            after_k = _slice(x, dim, k + 1).cumprod(dim)
+            omitted = grad._cat([until_k, until_k.expand_as(after_k) * after_k], dim)
+        grad_input.select(dim, k).copy_((_slice(grad, dim, k) * omitted).sum(dim))
+    return grad_input
+
+
+def _slice(x: Any, dim: int, start: int, end: int | None = None) -> Any:
+    """``x.slice(dim, start, end)`` as torch's C++ calls it (``end`` None: to the end)."""
+    return call("slice_symint", x, dim, start, end, 1)
 
 
 # ---------------------------------------------------------------- softmax

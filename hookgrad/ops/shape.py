@@ -2,8 +2,11 @@
 (padding is in ``hookgrad.ops.padding``).
 
 Where torch returns a view, the forward returns a NumPy view of its input, so the two
-tensors share memory as torch's do. Dims reaching these classes are already wrapped
-(non-negative) by the tensor layer, which also checks the arguments.
+tensors share memory as torch's do. Dims and indices reach these classes as the caller
+gave them (``-1`` ...; the tensor layer has checked them), because torch's nodes save
+them so (``_saved_dim``); a forward wraps them where it needs a position (``wrapped``).
+Each node shows torch's ``_saved_*`` attributes (``saved_attributes``), and its backward
+is torch's formula, so a ``create_graph=True`` gradient records torch's graph.
 
 NumPy strides are bytes, torch's are elements, and the two libraries choose different
 strides for size-1 dims (and NumPy gives an empty array all-zero strides), which torch's
@@ -34,12 +37,20 @@ def _fill_missing(grads: tuple[Any, ...], shapes: list[tuple[int, ...]]) -> list
 
 
 def _index(dim: int, key: Any) -> tuple[Any, ...]:
-    """An index tuple applying ``key`` (an int or a slice) to ``dim`` only.
+    """An index tuple applying ``key`` (an int or a slice) to ``dim`` (non-negative) only.
 
     The trailing ``...`` makes NumPy return a 0-d view, not a scalar, for a 1-d array.
     """
     return (slice(None),) * dim + (key, Ellipsis)
 
+
+def wrapped(dim: int, ndim: int) -> int:
+    """A dim as given (``-1``: the last one; already checked) as a non-negative index
+    into ``ndim`` dims; a 0-dim tensor's dims are ``0`` and ``-1``, as in torch."""
+    return dim % ndim if ndim else 0
+
+
+_INT64_MAX = 2**63 - 1
 
 VIEW_ERROR = (
     "view size is not compatible with input tensor's size and stride (at least one "
@@ -58,6 +69,7 @@ class Reshape(Op):
     view = True
     node_name = "ViewBackward0"
     input_names = ("self",)
+    saved_attributes = ("self_sym_sizes",)
 
     def __init__(self, shape: tuple[int, ...]) -> None:
         self.shape = shape
@@ -147,6 +159,7 @@ class Expand(Op):
 
     view = True
     input_names = ("self",)
+    saved_attributes = ("self_sym_sizes",)
 
     def __init__(self, shape: tuple[int, ...]) -> None:
         self.shape = shape
@@ -164,10 +177,11 @@ class Expand(Op):
 
 
 class Transpose(Op):
-    """Swap two dims (a view)."""
+    """Swap two dims (a view); ``dim0``, ``dim1`` as given (saved so, as torch's)."""
 
     view = True
     input_names = ("self",)
+    saved_attributes = ("dim0", "dim1")
 
     def __init__(self, dim0: int, dim1: int) -> None:
         self.dim0 = dim0
@@ -195,10 +209,12 @@ class MatrixT(Op):
 
 
 class Permute(Op):
-    """Reorder the dims (a view); the gradient goes through the inverse permutation."""
+    """Reorder the dims (a view); the gradient goes through the inverse permutation
+    (torch's ``permute_backwards``)."""
 
     view = True
     input_names = ("self",)
+    saved_attributes = ("dims",)
 
     def __init__(self, dims: tuple[int, ...]) -> None:
         self.dims = dims
@@ -207,20 +223,27 @@ class Permute(Op):
         return np.transpose(torch_layout(a), self.dims)
 
     def backward(self, grad: Any) -> Any:
-        return grad.permute(tuple(np.argsort(self.dims).tolist()))
+        ndim = len(self.dims)
+        inverse = [0] * ndim
+        for index, dim in enumerate(self.dims):
+            inverse[wrapped(dim, ndim)] = index
+        return grad.permute(tuple(inverse))
 
 
 # ---------------------------------------------------------------- squeeze / unsqueeze
 
 
 class Squeeze(Op):
-    """Remove the size-1 dims among ``dims`` (a view); ``squeeze()`` with no dim."""
+    """Remove the size-1 dims among ``dims`` (non-negative; a view): ``squeeze()`` with no
+    dim. The subclasses take a ``dim`` as given too, which torch saves."""
 
     view = True
     input_names = ("self",)
+    saved_attributes: tuple[str, ...] = ("self_sym_sizes",)
 
-    def __init__(self, dims: tuple[int, ...]) -> None:
+    def __init__(self, dims: tuple[int, ...], dim: Any = None) -> None:
         self.dims = dims
+        self.dim = dim
 
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
@@ -241,12 +264,14 @@ class SqueezeDim(Squeeze):
     """``squeeze(dim)`` with one dim."""
 
     node_name = "SqueezeBackward1"
+    saved_attributes = ("dim", "self_sym_sizes")
 
 
 class SqueezeDims(Squeeze):
     """``squeeze(dims)`` with a tuple of dims."""
 
     node_name = "SqueezeBackward2"
+    saved_attributes = ("dim", "self_sym_sizes")
 
 
 class SqueezeDimInplace(SqueezeDim):
@@ -256,18 +281,22 @@ class SqueezeDimInplace(SqueezeDim):
     view = False
     node_name = "SqueezeBackward4"
 
+    def __init__(self, dims: tuple[int, ...], dim: Any = None) -> None:
+        super().__init__(dims, dims[0] if dim is None else dim)
+
 
 class Unsqueeze(Op):
-    """Insert a size-1 dim at ``dim`` (a view)."""
+    """Insert a size-1 dim at ``dim`` (as given: ``-1`` is the new last dim; a view)."""
 
     view = True
     input_names = ("self",)
+    saved_attributes = ("dim",)
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
 
     def forward(self, a: Any) -> Any:
-        dim = self.dim
+        dim = wrapped(self.dim, a.ndim + 1)
         shape, strides = list(a.shape), list(torch_strides(a))
         # NOTE: torch's stride for the new dim: that of a contiguous dim there.
         strides.insert(dim, 1 if dim >= a.ndim else shape[dim] * strides[dim])
@@ -290,6 +319,7 @@ class Cat(Op):
 
     input_names = ("tensors",)
     _list_input = True
+    saved_attributes = ("dim",)
 
     def __init__(self, dim: int, skip: tuple[bool, ...]) -> None:
         self.dim = dim
@@ -297,8 +327,9 @@ class Cat(Op):
 
     def forward(self, *arrays: Any) -> Any:
         kept = [a for a, skip in zip(arrays, self.skip) if not skip]
-        self.sizes = [0 if skip else a.shape[self.dim] for a, skip in zip(arrays, self.skip)]
-        return np.concatenate(kept, axis=self.dim)
+        self.wrapped_dim = dim = wrapped(self.dim, kept[0].ndim)
+        self.sizes = [0 if skip else a.shape[dim] for a, skip in zip(arrays, self.skip)]
+        return np.concatenate(kept, axis=dim)
 
     def backward(self, grad: Any) -> Any:
         grads: list[Any] = []
@@ -307,7 +338,7 @@ class Cat(Op):
             if skip:
                 grads.append(grad.new_zeros((0,)))
             else:
-                grads.append(grad.narrow(self.dim, start, size))
+                grads.append(grad.narrow(self.wrapped_dim, start, size))
             start += size
         return tuple(grads)
 
@@ -318,6 +349,7 @@ class Stack(Op):
 
     input_names = ("tensors",)
     _list_input = True
+    saved_attributes = ("dim",)
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
@@ -330,10 +362,12 @@ class Stack(Op):
 
 
 class Split(Op):
-    """Split ``dim`` into pieces of ``split_size`` (the last may be smaller); views."""
+    """Split ``dim`` into pieces of ``split_size`` (the last may be smaller); views.
+    The gradients (zeros for the pieces that got none) are joined again (``cat``)."""
 
     view = True
     input_names = ("self",)
+    saved_attributes: tuple[str, ...] = ("dim", "self_sym_sizes", "split_size")
 
     def __init__(self, dim: int, sizes: tuple[int, ...], split_size: int) -> None:
         self.dim = dim
@@ -349,11 +383,13 @@ class Split(Op):
 
     def backward(self, *grad_outputs: Any) -> Any:
         grads = _fill_missing(grad_outputs, self.output_shapes)
-        return grads[0]._cat(grads, self.dim)
+        return grads[0]._cat(grads, wrapped(self.dim, len(self.self_sym_sizes)))
 
 
 class SplitWithSizes(Split):
     """Split ``dim`` into pieces of the given sizes (views)."""
+
+    saved_attributes = ("dim", "self_sym_sizes", "split_sizes")
 
     def __init__(self, dim: int, sizes: tuple[int, ...]) -> None:
         self.dim = dim
@@ -365,14 +401,16 @@ class Unbind(Op):
 
     view = True
     input_names = ("self",)
+    saved_attributes = ("dim",)
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
 
     def forward(self, a: Any) -> Any:
         a = torch_layout(a)
-        pieces = tuple(a[_index(self.dim, i)] for i in range(a.shape[self.dim]))
-        shape = a.shape[: self.dim] + a.shape[self.dim + 1 :]
+        dim = wrapped(self.dim, a.ndim)
+        pieces = tuple(a[_index(dim, i)] for i in range(a.shape[dim]))
+        shape = a.shape[:dim] + a.shape[dim + 1 :]
         self.output_shapes = [shape] * len(pieces)
         return pieces
 
@@ -385,7 +423,9 @@ class Unbind(Op):
 
 
 class Slice(Op):
-    """``start:end:step`` along ``dim`` (a view): ``narrow``, ``tensor_split``."""
+    """``start:end:step`` along ``dim`` (a view): ``narrow``, ``tensor_split``; the
+    arguments as given (a negative ``dim`` or ``start``, ``end`` None ...), as torch
+    saves them."""
 
     view = True
     node_name = "SliceBackward0"
@@ -401,15 +441,19 @@ class Slice(Op):
 
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
-        return torch_layout(a)[_index(self.dim, slice(self.start, self.end, self.step))]
+        key = slice(self.start, self.end, self.step)
+        return torch_layout(a)[_index(wrapped(self.dim, a.ndim), key)]
 
     def backward(self, grad: Any) -> Any:
+        # torch's ``slice_backward_wrapper``: no start is 0, no end the largest int64.
+        start = 0 if self.start is None else self.start
+        end = _INT64_MAX if self.end is None else self.end
         sizes = self.self_sym_sizes
-        return call("slice_backward", grad, sizes, self.dim, self.start, self.end, self.step)
+        return call("slice_backward", grad, sizes, self.dim, start, end, self.step)
 
 
 class Select(Op):
-    """Index ``index`` of ``dim``, which disappears (a view)."""
+    """Index ``index`` of ``dim``, which disappears (a view); both as given."""
 
     view = True
     input_names = ("self",)
@@ -422,7 +466,7 @@ class Select(Op):
 
     def forward(self, a: Any) -> Any:
         self.self_sym_sizes = a.shape
-        return torch_layout(a)[_index(self.dim, self.index)]
+        return torch_layout(a)[_index(wrapped(self.dim, a.ndim), self.index)]
 
     def backward(self, grad: Any) -> Any:
         return call("select_backward", grad, self.self_sym_sizes, self.dim, self.index)
@@ -450,7 +494,7 @@ node_function("slice_symint", Slice)
 def _into_zeros(grad_output: Any, input_sizes: tuple[int, ...], dim: int, key: Any) -> Any:
     """Zeros of ``input_sizes`` with ``grad_output`` written at ``key`` of ``dim``."""
     out = np.zeros(input_sizes, grad_output.dtype)
-    out[_index(dim, key)] = grad_output
+    out[_index(wrapped(dim, len(input_sizes)), key)] = grad_output
     return out
 
 
@@ -469,27 +513,14 @@ SliceBackward = entry(
 )
 
 
-def _strided_slice(grad: Any, dim: int, start: int, end: int, step: int) -> Any:
-    """``grad[start:end:step]`` along ``dim``, written with differentiable methods."""
-    count = len(range(start, end, step))
-    if step == 1:
-        return grad.narrow(dim, start, count)
-    span = count * step
-    size = grad.shape[dim]
-    if start + span > size:
-        # Zeros after the end, so that the span splits into ``count`` rows of ``step``.
-        shape = list(grad.shape)
-        shape[dim] = start + span
-        grad = grad.new_zeros(shape).slice_scatter(grad, dim, 0, size)
-    return grad.narrow(dim, start, span).unflatten(dim, (count, step)).select(dim + 1, 0)
-
-
 class SliceScatter(Op):
-    """A copy of ``self`` with ``src`` written into ``start:end:step`` of ``dim``."""
+    """A copy of ``self`` with ``src`` written into ``start:end:step`` of ``dim`` (the
+    arguments as given: ``start``/``end`` may be None or negative, as torch saves them)."""
 
     input_names = ("self", "src")
+    saved_attributes = ("dim", "end", "start", "step")
 
-    def __init__(self, dim: int, start: int, end: int, step: int) -> None:
+    def __init__(self, dim: int, start: int | None, end: int | None, step: int) -> None:
         self.dim = dim
         self.start = start
         self.end = end
@@ -498,23 +529,25 @@ class SliceScatter(Op):
     def forward(self, a: Any, src: Any) -> Any:
         self.src_shape = src.shape
         out = a.copy()
-        out[_index(self.dim, slice(self.start, self.end, self.step))] = src
+        out[_index(wrapped(self.dim, a.ndim), slice(self.start, self.end, self.step))] = src
         return out
 
     def backward(self, grad: Any) -> Any:
         dim, start, end, step = self.dim, self.start, self.end, self.step
         grad_self = grad_src = None
         if self.needs_input_grad[0]:
-            grad_self = grad.slice_scatter(grad.new_zeros(self.src_shape), dim, start, end, step)
+            zeros = grad.new_zeros(self.src_shape)
+            grad_self = grad.slice_scatter(zeros, dim, start, end, step)
         if self.needs_input_grad[1]:
-            grad_src = _strided_slice(grad, dim, start, end, step)
+            grad_src = call("slice_symint", grad, dim, start, end, step)
         return grad_self, grad_src
 
 
 class SelectScatter(Op):
-    """A copy of ``self`` with ``src`` written into index ``index`` of ``dim``."""
+    """A copy of ``self`` with ``src`` written into index ``index`` of ``dim`` (as given)."""
 
     input_names = ("self", "src")
+    saved_attributes = ("dim", "index")
 
     def __init__(self, dim: int, index: int) -> None:
         self.dim = dim
@@ -523,7 +556,7 @@ class SelectScatter(Op):
     def forward(self, a: Any, src: Any) -> Any:
         self.src_shape = src.shape
         out = a.copy()
-        out[_index(self.dim, self.index)] = src
+        out[_index(wrapped(self.dim, a.ndim), self.index)] = src
         return out
 
     def backward(self, grad: Any) -> Any:
@@ -543,8 +576,10 @@ def _diagonal_view(a: Any, offset: int, dim1: int, dim2: int) -> Any:
     """A (writable) view of a diagonal of ``a``: the other dims, then the diagonal.
 
     Its stride is the sum of the two dims'; it starts at the diagonal's first element
-    (at ``a``'s first element when the diagonal is empty, as torch).
+    (at ``a``'s first element when the diagonal is empty, as torch). The dims may be
+    given negative.
     """
+    dim1, dim2 = wrapped(dim1, a.ndim), wrapped(dim2, a.ndim)
     row, col = (0, offset) if offset >= 0 else (-offset, 0)
     length = max(0, min(a.shape[dim1] - row, a.shape[dim2] - col))
     corner = a
@@ -614,6 +649,7 @@ class DiagonalScatter(Op):
     """A copy of ``self`` with ``src`` written into a diagonal."""
 
     input_names = ("self", "src")
+    saved_attributes = ("dim1", "dim2", "offset")
 
     def __init__(self, offset: int, dim1: int, dim2: int) -> None:
         self.offset = offset
@@ -641,6 +677,7 @@ class DiagEmbed(Op):
     """Matrices (over new dims ``dim1``, ``dim2``) with the last dim as diagonal ``offset``."""
 
     input_names = ("self",)
+    saved_attributes = ("dim1", "dim2", "offset")
 
     def __init__(self, offset: int, dim1: int, dim2: int) -> None:
         self.offset = offset
@@ -650,7 +687,8 @@ class DiagEmbed(Op):
     def forward(self, a: Any) -> Any:
         size = a.shape[-1] + abs(self.offset)
         shape = list(a.shape[:-1])
-        for dim in sorted((self.dim1, self.dim2)):
+        ndim = a.ndim + 1
+        for dim in sorted((wrapped(self.dim1, ndim), wrapped(self.dim2, ndim))):
             shape.insert(dim, size)
         out = np.zeros(shape, a.dtype)
         _diagonal_view(out, self.offset, self.dim1, self.dim2)[...] = a
@@ -664,6 +702,7 @@ class Tril(Op):
     """The lower triangle (at and below diagonal ``diagonal``) of the last two dims."""
 
     input_names = ("self",)
+    saved_attributes = ("diagonal",)
 
     def __init__(self, diagonal: int) -> None:
         self.diagonal = diagonal
@@ -679,6 +718,7 @@ class Triu(Op):
     """The upper triangle (at and above diagonal ``diagonal``) of the last two dims."""
 
     input_names = ("self",)
+    saved_attributes = ("diagonal",)
 
     def __init__(self, diagonal: int) -> None:
         self.diagonal = diagonal
@@ -697,12 +737,13 @@ class Flip(Op):
     """Reverse the order along ``dims`` (a copy, as torch)."""
 
     input_names = ("self",)
+    saved_attributes = ("dims",)
 
     def __init__(self, dims: tuple[int, ...]) -> None:
         self.dims = dims
 
     def forward(self, a: Any) -> Any:
-        return np.flip(a, self.dims).copy()
+        return np.flip(a, self.dims).copy() if a.ndim else a.copy()
 
     def backward(self, grad: Any) -> Any:
         return grad.flip(self.dims)
@@ -712,6 +753,7 @@ class Roll(Op):
     """Shift elements cyclically along ``dims``; no dims: along the flattened tensor."""
 
     input_names = ("self",)
+    saved_attributes = ("dims", "shifts")
 
     def __init__(self, shifts: tuple[int, ...], dims: tuple[int, ...]) -> None:
         self.shifts = shifts
@@ -723,14 +765,15 @@ class Roll(Op):
         return np.roll(a, self.shifts, self.dims)
 
     def backward(self, grad: Any) -> Any:
-        back = tuple(-shift for shift in self.shifts)
-        return grad.roll(back, self.dims) if self.dims else grad.roll(back[0])
+        # torch's formula: the opposite shifts, both lists reversed.
+        return grad.roll(tuple(-shift for shift in reversed(self.shifts)), self.dims[::-1])
 
 
 class Repeat(Op):
     """Tile the tensor ``repeats[i]`` times along each dim (leading 1s added)."""
 
     input_names = ("self",)
+    saved_attributes = ("repeats", "self_sym_sizes")
 
     def __init__(self, repeats: tuple[int, ...]) -> None:
         self.repeats = repeats

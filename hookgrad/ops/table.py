@@ -339,7 +339,11 @@ def _tensor(value: Any) -> Any:
     """A saved value as formulas see it on tensors: a number wrapped (as torch does)."""
     if value is None or hasattr(value, "_data"):
         return value
-    return _make(np.asarray(value))
+    tensor = _make(np.asarray(value))
+    # NOTE: torch's "wrapped number": promotion treats it as the number it holds
+    # (``hookgrad.tensor.promotion.wrapped_number``).
+    tensor._wrapped_number = True
+    return tensor
 
 
 def _wrap(array: Any) -> Any:

@@ -188,7 +188,7 @@ def load(
     or ``fn(storage, location)`` returning None or ``storage``; storages saved on CUDA load
     only when mapped to the CPU. ``mmap=True`` maps the file's storages (copy-on-write)
     instead of reading them. Tensors of dtypes hookgrad lacks load widened (``bfloat16``
-    as float32, ``int8``/``int16`` as int32, ``uint8`` as int64). Example::
+    as float32, ``uint16`` as int32, ``uint32``/``uint64`` as int64). Example::
 
         state = hookgrad.load("checkpoint.pt", map_location="cpu")
         model.load_state_dict(state["model"])

@@ -253,7 +253,7 @@ def load(data: bytes) -> dict[str, Tensor]:
 
 def load_file(filename: PathLike, device: Any = "cpu") -> dict[str, Tensor]:
     """The tensors of the safetensors file ``filename``, by name. Tensors of dtypes
-    hookgrad lacks load widened (``BF16`` as float32, ``U8`` as int64 ...). Example::
+    hookgrad lacks load widened (``BF16`` as float32, ``U16`` as int32 ...). Example::
 
         model.load_state_dict(load_file("model.safetensors"))
     """

@@ -5,7 +5,7 @@ torch pickles a tensor as a call of a rebuild function (``torch._utils._rebuild_
 with its storage, offset, size, stride and ``requires_grad``; the storage is a persistent
 id naming a record of raw little-endian bytes. Tensors on one storage are loaded as NumPy
 views of one array, so views saved together keep sharing memory. Tensors of dtypes hookgrad
-lacks load widened, as hookgrad widens NumPy arrays (``int8`` to int32, ``uint8`` to int64,
+lacks load widened, as hookgrad widens NumPy arrays (``uint16`` to int32, ``uint32`` to int64,
 ``bfloat16`` to float32): those are copies and do not share memory.
 """
 
@@ -70,7 +70,7 @@ OTHER_TORCH_DTYPES = (
 
 
 class UnsupportedDtype:
-    """A torch dtype that hookgrad has no tensors of (``torch.bfloat16``, ``torch.uint8``),
+    """A torch dtype that hookgrad has no tensors of (``torch.bfloat16``, ``torch.uint16``),
     as a value read from a checkpoint. It prints and saves as torch's dtype.
 
     Example: ``hookgrad.load(path)["dtype"]`` is ``torch.bfloat16`` for a config that

@@ -148,6 +148,10 @@ def to_array(data: Any, dtype: Any = None, copy: bool = True) -> np.ndarray:
         target = _infer_dtype(data)
     shape = _first_shape(data)
     _check_shape(data, shape, target)
+    if target in dtypes.SMALL_INTEGERS:
+        values = np.array(_unwrap_nested(data, len(shape)))
+        dtypes.check_fits(values, target)
+        return values.astype(target.np).reshape(shape)
     try:
         return np.array(_unwrap_nested(data, len(shape)), dtype=target.np).reshape(shape)
     except OverflowError:
@@ -443,6 +447,9 @@ _CPP_NAMES = {
     dtypes.float16: "c10::Half",
     dtypes.float32: "float",
     dtypes.float64: "double",
+    dtypes.uint8: "uint8_t",
+    dtypes.int8: "int8_t",
+    dtypes.int16: "int16_t",
     dtypes.int32: "int",
     dtypes.int64: "int64_t",
 }
@@ -454,6 +461,7 @@ def _filled(shape: tuple[int, ...], fill_value: Any, target: dtypes.dtype) -> np
         raise RuntimeError(
             f"value cannot be converted to type {_CPP_NAMES[target]} without overflow"
         )
+    value = dtypes.checked_scalar(value, target)
     return np.full(shape, value, target.np)
 
 

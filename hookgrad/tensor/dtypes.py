@@ -1,8 +1,10 @@
 """dtypes (``hookgrad.float32`` ...), ``finfo``/``iinfo``, and torch's type-promotion rules.
 
-hookgrad has the eight dtypes of the spec; NumPy arrays of other integer types are
-converted to int32/int64 when they become tensors. Where torch would produce complex32
-(float16 with a complex operand) hookgrad gives complex64, as NumPy has no complex32.
+hookgrad has torch's bool, uint8, int8, int16, int32, int64, float16/32/64 and
+complex64/128; it has no bfloat16, complex32, uint16/32/64 or quantized dtypes. NumPy arrays
+of uint16/uint32/uint64 are converted to int32/int64 when they become tensors. Where torch
+would produce complex32 (float16 with a complex operand) hookgrad gives complex64, as NumPy
+has no complex32.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ class dtype:
         self._category = category  # 0 bool, 1 integer, 2 floating, 3 complex
         self.is_floating_point = category == 2
         self.is_complex = category == 3
-        self.is_signed = category != 0
+        self.is_signed = category != 0 and self.np.kind != "u"
         self.itemsize = self.np.itemsize
         self.type_name = type_name  # torch's legacy type string, used in hook errors
 
@@ -54,6 +56,9 @@ class dtype:
 
 
 bool_ = dtype("bool", np.bool_, 0, "CPUBoolType")
+uint8 = dtype("uint8", np.uint8, 1, "CPUByteType")
+int8 = dtype("int8", np.int8, 1, "CPUCharType")
+int16 = dtype("int16", np.int16, 1, "CPUShortType")
 int32 = dtype("int32", np.int32, 1, "CPUIntType")
 int64 = dtype("int64", np.int64, 1, "CPULongType")
 float16 = dtype("float16", np.float16, 2, "CPUHalfType")
@@ -62,12 +67,9 @@ float64 = dtype("float64", np.float64, 2, "CPUDoubleType")
 complex64 = dtype("complex64", np.complex64, 3, "CPUComplexFloatType")
 complex128 = dtype("complex128", np.complex128, 3, "CPUComplexDoubleType")
 
-ALL = (bool_, int32, int64, float16, float32, float64, complex64, complex128)
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
 _BY_NUMPY = {d.np: d for d in ALL}
 _EXTRA_NUMPY = {
-    np.dtype(np.int8): int32,
-    np.dtype(np.int16): int32,
-    np.dtype(np.uint8): int64,
     np.dtype(np.uint16): int32,
     np.dtype(np.uint32): int64,
     np.dtype(np.uint64): int64,
@@ -78,6 +80,9 @@ _BY_NAME = {d.name: d for d in ALL}
 # torch's C++ names, used in its "not implemented for 'Long'" error messages.
 _LEGACY_NAMES = {
     bool_: "Bool",
+    uint8: "Byte",
+    int8: "Char",
+    int16: "Short",
     int32: "Int",
     int64: "Long",
     float16: "Half",
@@ -88,6 +93,45 @@ _LEGACY_NAMES = {
 }
 
 
+# The integer dtypes whose values torch range-checks where a Python number becomes one.
+SMALL_INTEGERS = (uint8, int8, int16)
+
+
+def check_fits(values: Any, target: dtype, c_name: bool = False) -> None:
+    """Raise torch's RuntimeError when a number (or array of numbers) ``values`` does not fit
+    the small integer dtype ``target``; other dtypes are not checked.
+
+    As torch's ``checked_convert``: floats must lie in the type's range (no NaN or inf);
+    integers may be negative down to ``-max`` for uint8, as they wrap (``-1`` is 255).
+    torch names the type ``uint8`` in ``tensor()`` and ``uint8_t`` (``c_name``) in
+    ``full``/``fill_``. Example: ``check_fits(300, uint8)`` raises.
+    """
+    if target not in SMALL_INTEGERS:
+        return
+    values = np.asarray(values)
+    info = np.iinfo(target.np)
+    if values.dtype.kind == "f":
+        bad = np.isnan(values) | (values < info.min) | (values > info.max)
+    elif values.dtype.kind in "iuO":
+        low = -info.max if info.min == 0 else info.min
+        bad = (values < low) | (values > info.max)
+    else:
+        return
+    if np.any(bad):
+        name = f"{target.name}_t" if c_name else target.name
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+def checked_scalar(value: Any, target: dtype) -> Any:
+    """The Python number ``value`` as ``full``/``fill_`` store it in ``target``: checked
+    as ``check_fits`` does, an integer wrapped into a small integer dtype (``-1`` into
+    uint8 is 255); other values are returned as they are."""
+    check_fits(value, target, c_name=True)
+    if target in SMALL_INTEGERS and isinstance(value, (int, np.integer)):
+        return np.asarray(value).astype(target.np).item()
+    return value
+
+
 def by_name(name: str) -> dtype:
     """The dtype called ``name`` (``"float32"``); how dtypes are unpickled."""
     return _BY_NAME[name]
@@ -95,6 +139,9 @@ def by_name(name: str) -> dtype:
 
 _CPP_NAMES = {
     "bool": "bool",
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short int",
     "int32": "int",
     "int64": "long int",
     "float16": "c10::Half",
@@ -175,7 +222,7 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both ``a`` and ``b`` convert to without losing their category.
 
     Example: ``promote_types(int32, float16)`` is float16, ``(float64, complex64)`` is
-    complex128.
+    complex128, ``(uint8, int8)`` is int16.
     """
     for position, value in ((1, a), (2, b)):
         if not isinstance(value, dtype):
@@ -190,6 +237,9 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         if high.is_complex and low.is_floating_point and low.itemsize > high.itemsize // 2:
             return low.to_complex()
         return high
+    if {a, b} == {uint8, int8}:
+        # NOTE: neither holds the other's range, so torch goes one size up.
+        return int16
     return a if a.itemsize >= b.itemsize else b
 
 

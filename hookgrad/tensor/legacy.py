@@ -4,7 +4,7 @@ their ``hookgrad.cuda`` twins), ``Tensor.type()`` and ``set_default_tensor_type`
 Each type is a class whose call makes a plain ``Tensor`` of its dtype, as torch's do
 (``type(FloatTensor([1.]))`` is ``Tensor``), and against which ``isinstance`` checks a
 tensor's dtype. The names are torch's (``'torch.FloatTensor'``), since programs compare
-them. Types whose dtype hookgrad lacks (``ByteTensor``: uint8) exist and refuse to make
+them. Types whose dtype hookgrad lacks (``BFloat16Tensor``) exist and refuse to make
 tensors; the CUDA types refuse as a CPU-only torch's do.
 """
 

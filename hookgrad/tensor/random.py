@@ -86,13 +86,9 @@ class Generator:
         return seed
 
     def get_state(self) -> Tensor:
-        """The state as a tensor of torch's 5056 state bytes (restore it with
-        ``set_state``; torch's ``set_state`` takes it as ``torch.tensor(s.tolist(),
-        dtype=torch.uint8)``).
-
-        NOTE: hookgrad has no uint8 dtype: the bytes come as int64 values in [0, 255].
-        """
-        return new_leaf(self._engine.state_bytes().astype(np.int64))
+        """The state as a uint8 tensor of torch's 5056 state bytes (restore it with
+        ``set_state``; torch's takes it as ``torch.from_numpy(s.numpy())``)."""
+        return new_leaf(self._engine.state_bytes())
 
     def set_state(self, new_state: Any) -> Generator:
         """Restore a state from ``get_state`` here or in torch (a byte tensor of either
@@ -114,12 +110,12 @@ def _restored_generator(state: np.ndarray) -> Generator:
 
 
 def _state_bytes(state: Any) -> np.ndarray:
-    """The bytes of a state: a hookgrad integer tensor of values in [0, 255], a uint8
-    array, or torch's ByteTensor (read through NumPy)."""
+    """The bytes of a state: a uint8 tensor (hookgrad's, or torch's read through NumPy)
+    or a uint8 array."""
     data = state._data if isinstance(state, Tensor) else np.asarray(state)
-    if data.dtype.kind not in "iu" or (data.size and (data.min() < 0 or data.max() > 255)):
+    if data.dtype != np.uint8:
         raise TypeError("RNG state must be a torch.ByteTensor")
-    return data.ravel().astype(np.uint8)
+    return data.ravel()
 
 
 default_generator = Generator()

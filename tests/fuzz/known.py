@@ -95,20 +95,6 @@ def grad_results_alias(diff: Diff, program: Program) -> bool:
     return diff.kind == "version" and source is not None and source.op == "grad"
 
 
-def cast_after_wrapped_number(diff: Diff, program: Program) -> bool:
-    """Under create_graph, hookgrad's node is a ToCopyBackward0 (the engine casting a
-    formula's float64 result back) where torch's is not."""
-    ins = step(program, diff)
-    if ins is None or not ins.kwargs.get("create_graph"):
-        return False
-    if diff.kind in ("node", "node_name"):
-        return diff.hookgrad == "ToCopyBackward0" != diff.torch
-    if diff.kind == "next":
-        ours, theirs = diff.hookgrad or (), diff.torch or ()
-        return "ToCopyBackward0" in ours and "ToCopyBackward0" not in theirs
-    return False
-
-
 def zero_tensor_grad(diff: Diff, program: Program) -> bool:
     """torch refuses to accumulate into a ``.grad`` that is its internal ZeroTensor."""
     return diff.kind == "error" and "ZeroTensors are immutable" in str(diff.torch)
@@ -141,17 +127,6 @@ KNOWN: list[Known] = [
         "another (SumBackward0 expands the grad), sharing its version counter; an in-place "
         "op on one then bumps both. hookgrad's results do not alias. Values still agree.",
         grad_results_alias,
-    ),
-    Known(
-        "0-dim-grad-and-wrapped-number",
-        "BUG, not fixed: a formula on tensors (create_graph=True) wraps a saved Python "
-        "number (``x / 2.0``'s other, ``x.div_(2.0)``) as a plain 0-dim float64 tensor, "
-        "without torch's wrapped-number flag that keeps it out of type promotion; with a "
-        "0-dim float32 gradient the formula's result is float64, and the engine casts it "
-        "back: a ToCopyBackward0 where torch's node is the formula's DivBackward0 (seed "
-        "6709). Needs the wrapped-number rule in hookgrad/tensor/promotion.py and "
-        "ops/table.py's _tensor.",
-        cast_after_wrapped_number,
     ),
     Known(
         "torch-zero-tensor-grad",

@@ -11,7 +11,10 @@ import pytest
 import hookgrad
 from hookgrad.serialization import safe_globals
 
-DTYPES = ["bool", "int32", "int64", "float16", "float32", "float64", "complex64", "complex128"]
+DTYPES = [
+    "bool", "uint8", "int8", "int16", "int32", "int64",
+    "float16", "float32", "float64", "complex64", "complex128",
+]  # fmt: skip
 
 
 def _round_trip(obj, **load_kwargs):

@@ -58,6 +58,9 @@ def test_round_trip(tmp_path):
         "bool": hookgrad.tensor([True, False]),
         "int32": hookgrad.tensor([[1, -2]], dtype=hookgrad.int32),
         "int64": hookgrad.arange(5),
+        "uint8": hookgrad.tensor([0, 255], dtype=hookgrad.uint8),
+        "int8": hookgrad.tensor([-128, 127], dtype=hookgrad.int8),
+        "int16": hookgrad.tensor([[-300]], dtype=hookgrad.int16),
         "float16": hookgrad.tensor([0.5, -1.0], dtype=hookgrad.float16),
         "float32": hookgrad.randn(3, 4),
         "float64": hookgrad.randn(2, dtype=hookgrad.float64),
@@ -79,7 +82,7 @@ def test_round_trip(tmp_path):
     np.testing.assert_array_equal(twin.weight.detach().numpy(), model.weight.detach().numpy())
 
 
-def test_dtypes_hookgrad_lacks_load_widened(torch):
+def test_small_ints_load_as_they_are_and_bfloat16_widened(torch):
     raw = {
         "BF16": torch.tensor([1.5, -2.25, 3e38], dtype=torch.bfloat16),
         "I8": torch.tensor([-128, 127], dtype=torch.int8),
@@ -96,7 +99,7 @@ def test_dtypes_hookgrad_lacks_load_widened(torch):
         }
         data += chunk
     loaded = load(_file(header, data))
-    expected_dtypes = {"BF16": "float32", "I8": "int32", "I16": "int32", "U8": "int64"}
+    expected_dtypes = {"BF16": "float32", "I8": "int8", "I16": "int16", "U8": "uint8"}
     for code, tensor in raw.items():
         assert loaded[code].dtype is getattr(hookgrad, expected_dtypes[code])
         assert loaded[code].tolist() == tensor.tolist()

@@ -18,12 +18,7 @@ from tests.serialization.without_torch import describe
 
 SCRIPT = pathlib.Path(__file__).with_name("without_torch.py")
 # torch dtype -> what hookgrad loads it as (dtypes hookgrad lacks are widened).
-WIDENED = {
-    "torch.bfloat16": "torch.float32",
-    "torch.int8": "torch.int32",
-    "torch.int16": "torch.int32",
-    "torch.uint8": "torch.int64",
-}
+WIDENED = {"torch.bfloat16": "torch.float32"}
 
 
 def _load_without_torch(path, **kwargs):
@@ -102,13 +97,12 @@ def test_every_dtype_and_layout_loads_without_torch(torch, tmp_path, legacy):
             values = values + 0.5j * values.flip(0)
         tensors[name] = values.to(dtype)
     base = torch.arange(24.0).reshape(2, 3, 4)
+    small = torch.arange(250, 262).to(torch.uint8)  # views of it share memory once loaded
     checkpoint = {
         "dtypes": tensors,
         "scalar": torch.tensor(2.5, dtype=torch.float64),
-        "widened_scalars": [
-            torch.tensor(1.5, dtype=torch.bfloat16),
-            torch.tensor(-3).to(torch.int8),
-        ],
+        "widened_scalar": torch.tensor(1.5, dtype=torch.bfloat16),
+        "small_ints": [torch.tensor(-3).to(torch.int8), small, small[2:].view(2, 5)],
         "widened_view": torch.arange(6.0).reshape(2, 3).to(torch.bfloat16).t(),
         "empty": torch.zeros(2, 0, 3),
         "base": base,

@@ -326,10 +326,12 @@ def test_from_numpy_shares_memory():
 
 
 def test_from_numpy_copies_dtypes_hookgrad_has_not():
-    array = np.arange(3, dtype=np.uint8)
+    array = np.arange(3, dtype=np.uint16)
     t = hookgrad.from_numpy(array)
-    assert t.dtype is hookgrad.int64
-    assert t.numpy().dtype == np.int64
+    assert t.dtype is hookgrad.int32
+    assert t.numpy().dtype == np.int32
+    array[0] = 9
+    assert t.tolist() == [0, 1, 2]
 
 
 def test_as_tensor_shares_memory_when_it_can():

@@ -31,13 +31,11 @@ def _keep_default_generators(torch):
 
 
 def _arrays(value):
-    """A result as a flat list of NumPy arrays (state bytes as int64, as hookgrad has no
-    uint8) and plain values."""
+    """A result as a flat list of NumPy arrays and plain values."""
     if isinstance(value, (tuple, list)):
         return [array for item in value for array in _arrays(item)]
     if hasattr(value, "detach"):
-        array = np.asarray(value.detach().numpy())
-        return [array.astype(np.int64) if array.dtype == np.uint8 else array]
+        return [np.asarray(value.detach().numpy())]
     return [value]
 
 
@@ -303,9 +301,22 @@ def test_a_state_saved_by_hookgrad_restores_in_torch(torch):
     hookgrad.manual_seed(11)
     hookgrad.randn(3, dtype=hookgrad.float64)
     state = hookgrad.get_rng_state()
-    torch.set_rng_state(torch.tensor(state.tolist(), dtype=torch.uint8))
+    torch.set_rng_state(torch.from_numpy(state.numpy()))
     ours = hookgrad.randn(9, dtype=hookgrad.float64).numpy()
     assert ours.tobytes() == torch.randn(9, dtype=torch.float64).numpy().tobytes()
+
+
+def test_state_is_a_uint8_tensor_of_torchs_bytes(torch):
+    hookgrad.manual_seed(21)
+    torch.manual_seed(21)
+    hookgrad.randn(3)
+    torch.randn(3)
+    ours, theirs = hookgrad.get_rng_state(), torch.get_rng_state()
+    assert ours.dtype is hookgrad.uint8
+    assert repr(ours.dtype) == repr(theirs.dtype)
+    assert ours.shape == theirs.shape
+    assert ours.numpy().tobytes() == theirs.numpy().tobytes()
+    assert hookgrad.Generator().get_state().numpy().dtype == np.uint8
 
 
 def test_state_round_trip_repeats_the_draws(torch):
@@ -350,8 +361,8 @@ def test_fork_rng_puts_the_state_back(torch):
 @pytest.mark.parametrize(
     "state",
     [
-        lambda lib: lib.zeros(10, dtype=lib.uint8 if lib is not hookgrad else lib.int64),
-        lambda lib: lib.zeros(5056, dtype=lib.uint8 if lib is not hookgrad else lib.int64),
+        lambda lib: lib.zeros(10, dtype=lib.uint8),
+        lambda lib: lib.zeros(5056, dtype=lib.uint8),
     ],
 )
 def test_bad_states_raise_like_torch(torch, state):
@@ -361,8 +372,10 @@ def test_bad_states_raise_like_torch(torch, state):
             lib.Generator().set_state(state(lib))
         errors.append(str(error.value))
     assert errors[0] == errors[1]
-    with pytest.raises(TypeError, match="ByteTensor"):
-        hookgrad.Generator().set_state(hookgrad.zeros(5056))
+    for wrong_dtype in ("float32", "int64"):
+        for lib in (hookgrad, torch):
+            with pytest.raises(TypeError, match="RNG state must be a torch.ByteTensor"):
+                lib.Generator().set_state(lib.zeros(5056, dtype=getattr(lib, wrong_dtype)))
     with pytest.raises(ValueError, match="Overflow"):
         hookgrad.Generator().manual_seed(2**64)
 

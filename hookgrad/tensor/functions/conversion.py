@@ -299,6 +299,18 @@ class ConversionMethods:
         """``self`` as int32."""
         return _to_dtype(self, dtypes.int32)
 
+    def short(self) -> Any:
+        """``self`` as int16."""
+        return _to_dtype(self, dtypes.int16)
+
+    def char(self) -> Any:
+        """``self`` as int8."""
+        return _to_dtype(self, dtypes.int8)
+
+    def byte(self) -> Any:
+        """``self`` as uint8."""
+        return _to_dtype(self, dtypes.uint8)
+
     def bool(self) -> Any:
         """``self`` as bool."""
         return _to_dtype(self, dtypes.bool_)

@@ -27,11 +27,14 @@ __all__ = [
     "argwhere",
     "gather",
     "index_add",
+    "index_fill",
     "index_put",
     "index_select",
     "masked_fill",
+    "masked_scatter",
     "masked_select",
     "nonzero",
+    "put",
     "scatter",
     "scatter_add",
     "take",
@@ -68,7 +71,17 @@ def _index_array(item: Any) -> np.ndarray:
         array = np.array(item)
         if array.dtype != np.bool_:
             array = array.astype(np.int64)  # torch reads a list index as a long tensor
-    if array.dtype != np.bool_ and array.dtype.kind not in _INT_KINDS:
+    if array.dtype == np.uint8:
+        warnings.warn(
+            "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+            "instead.",
+            UserWarning,
+            stacklevel=4,
+        )
+        return array.astype(np.bool_)  # torch reads a byte index as a mask
+    if array.dtype != np.bool_ and (
+        array.dtype.kind not in _INT_KINDS or array.dtype in (np.int8, np.int16)
+    ):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     return array
 
@@ -85,11 +98,14 @@ def _sequence_as_tuple(index: Any) -> bool:
     )
 
 
-def _items(index: Any, ndim: int) -> tuple[list[Any], int]:
-    """The entries of ``index`` as ints, slices, None, ``...`` or arrays; dims they use."""
+def _items(index: Any, ndim: int) -> tuple[list[Any], list[Any], int]:
+    """The entries of ``index`` as ints, slices, None, ``...`` or arrays; for each, the
+    index tensor it came from (torch saves that tensor) or None; the dims they use."""
     items: list[Any] = []
+    sources: list[Any] = []
     consumed = 0
     for item in index:
+        sources.append(item if _is_tensor(item) and item._data.ndim else None)
         if item is None or item is Ellipsis:
             items.append(item)
             continue
@@ -123,7 +139,7 @@ def _items(index: Any, ndim: int) -> tuple[list[Any], int]:
         consumed += item.ndim if is_mask else 1
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    return items, consumed
+    return items, sources, consumed
 
 
 def _int_slice(item: slice) -> slice:
@@ -162,13 +178,14 @@ def _parse_index(index: Any, shape: tuple[int, ...]) -> ops.Key:
         else:
             index = (index,)
     ndim = len(shape)
-    items, consumed = _items(index, ndim)
+    items, sources, consumed = _items(index, ndim)
     basic: list[Any] = []
     advanced: list[tuple[int, np.ndarray, int]] = []  # (dim of the view, indices, size)
     masks: list[tuple[np.ndarray, int]] = []
+    given: list[Any] = []  # torch's ``indices``: None for each whole dim, then each index
     src = out = inserted = 0  # dims used of the input, dims made in the view, Nones
     node_name = "AliasBackward0"
-    for item in items:
+    for item, source in zip(items, sources):
         if item is None:
             basic.append(None)
             out += 1
@@ -196,16 +213,20 @@ def _parse_index(index: Any, shape: tuple[int, ...]) -> ops.Key:
             out += 1
         elif item.ndim == 0:  # a bool: a new dim of length 1, kept (True) or not (False)
             basic.append(None)
-            advanced.append((out, np.zeros(int(item), np.int64), 1))
+            positions = np.zeros(int(item), np.int64)
+            _give(given, out, positions)
+            advanced.append((out, positions, 1))
             out += 1
         elif item.dtype == np.bool_:
             masks.append((item, out))
+            _give(given, out, item if source is None else source)
             basic.extend((slice(None),) * item.ndim)
             sizes = shape[src : src + item.ndim]
             advanced.extend(zip(range(out, out + item.ndim), np.nonzero(item), sizes))
             src += item.ndim
             out += item.ndim
         else:
+            _give(given, out, item if source is None else source)
             basic.append(slice(None))
             advanced.append((out, item, shape[src]))
             src += 1
@@ -218,7 +239,23 @@ def _parse_index(index: Any, shape: tuple[int, ...]) -> ops.Key:
     key: list[Any] = [slice(None)] * (advanced[-1][0] + 1)
     for dim, array, _ in advanced:
         key[dim] = array
-    return ops.Key(tuple(basic), tuple(key), "IndexBackward0")
+    return ops.Key(tuple(basic), tuple(key), "IndexBackward0", tuple(given))
+
+
+def _give(given: list[Any], dim: int, index: Any) -> None:
+    """Add ``index``, applied at ``dim`` of the view, to torch's ``indices`` (a None for
+    each whole dim before it; a mask takes as many dims as it has)."""
+    taken = sum(_dims_taken(item) for item in given)
+    given.extend([None] * (dim - taken))
+    given.append(index)
+
+
+def _dims_taken(index: Any) -> int:
+    """How many dims an entry of torch's ``indices`` indexes: a mask its own, else one."""
+    if index is None:
+        return 1
+    array = index._data if _is_tensor(index) else index
+    return array.ndim if array.dtype == np.bool_ else 1
 
 
 def _check_masks(masks: list[tuple[np.ndarray, int]], shape: tuple, basic: tuple) -> None:
@@ -289,7 +326,8 @@ def _getitem(input: Any, index: Any) -> Any:
                 result = apply(views.Slice(dim, start, end, step), result)
             dim += 1
     if key.advanced is not None:
-        return apply(ops.Index(ops.Key((Ellipsis,), key.advanced, "IndexBackward0")), result)
+        advanced = ops.Key((Ellipsis,), key.advanced, "IndexBackward0", key.indices)
+        return result._index_key(advanced)
     if result is input:
         return apply(views.Alias(), input)
     return result
@@ -333,7 +371,7 @@ def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -
             f"shape mismatch: value tensor of shape {list(values._data.shape)} cannot be "
             f"broadcast to indexing result of shape {list(target)}"
         )
-    return apply(ops.IndexPut(key, bool(accumulate)), input, values)
+    return input._index_put_key(key, values, bool(accumulate))
 
 
 def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
@@ -373,7 +411,8 @@ def gather(input: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> An
         # tensor([[1, 1], [4, 3]])
     """
     shape, index_shape = input._data.shape, index._data.shape
-    dim = wrap_dim(dim, len(shape))
+    given = _as_int(dim)
+    dim = wrap_dim(given, len(shape))
     _check_index_dtype(index, "gather")
     if max(len(index_shape), 1) != max(len(shape), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -384,13 +423,14 @@ def gather(input: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> An
                 f"no larger than self {list(shape)} apart from dimension {dim}"
             )
     _check_in_range(index._data, dim, _size(shape, dim))
-    return apply(ops.Gather(dim), input, index)
+    return apply(ops.Gather(given, bool(sparse_grad)), input, index)
 
 
 def _check_scatter(input: Any, dim: int, index: Any, src: Any) -> int:
-    """torch's checks for scatter / scatter_add; returns ``dim`` made non-negative."""
+    """torch's checks for scatter / scatter_add; returns ``dim`` as given (an int)."""
     shape, index_shape = input._data.shape, index._data.shape
-    dim = wrap_dim(dim, len(shape))
+    given = _as_int(dim)
+    dim = wrap_dim(given, len(shape))
     _check_index_dtype(index, "scatter")
     if src is not None and src.dtype is not input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -415,7 +455,7 @@ def _check_scatter(input: Any, dim: int, index: Any, src: Any) -> int:
                     f"src {list(src_shape)}"
                 )
     _check_in_range(index._data, dim, _size(shape, dim))
-    return dim
+    return given
 
 
 def scatter(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Any:
@@ -463,7 +503,8 @@ def index_select(input: Any, dim: int, index: Any) -> Any:
     Example: ``x.index_select(0, hookgrad.tensor([2, 0]))`` is rows 2 and 0 of ``x``.
     """
     shape, array = input._data.shape, index._data
-    dim = wrap_dim(dim, len(shape))
+    given = _as_int(dim)
+    dim = wrap_dim(given, len(shape))
     if index.dtype not in (dtypes.int32, dtypes.int64):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if array.ndim > 1:
@@ -478,7 +519,7 @@ def index_select(input: Any, dim: int, index: Any) -> Any:
     elif array.size and (array.min() < 0 or array.max() >= shape[dim]):
         bad = array[(array < 0) | (array >= shape[dim])][0]
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={shape[dim]}")
-    return apply(ops.IndexSelect(dim), input, index)
+    return apply(ops.IndexSelect(given), input, index)
 
 
 def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Any:
@@ -491,7 +532,8 @@ def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) 
         # tensor([2., 0., 0.])
     """
     shape, source_shape, array = input._data.shape, source._data.shape, index._data
-    dim = wrap_dim(dim, len(shape))
+    given = _as_int(dim)
+    dim = wrap_dim(given, len(shape))
     if index.dtype not in (dtypes.int32, dtypes.int64):
         raise RuntimeError(
             f"index_add_(): Expected dtype int32/int64 for index but got: {_type_name(index.dtype)}"
@@ -522,7 +564,34 @@ def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) 
         if array.min() < 0 or array.max() >= _size(shape, dim):
             raise IndexError("index out of range in self")  # torch's int32 kernel says this
     _check_in_range(array, dim, _size(shape, dim))
-    return apply(ops.IndexAdd(dim, alpha), input, index, source)
+    return apply(ops.IndexAdd(given, alpha), input, index, source)
+
+
+def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
+    """``input`` with ``value`` (a number or a 0-dim tensor, which then gets the gradient
+    of the filled places) at the positions the vector ``index`` picks along ``dim``.
+
+    Example: ``hookgrad.zeros(2, 3).index_fill(1, hookgrad.tensor([0, 2]), 1.0)``.
+    """
+    shape, array = input._data.shape, index._data
+    given = _as_int(dim)
+    dim = wrap_dim(given, len(shape))
+    if index.dtype is not dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if array.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    size = _size(shape, dim)
+    if array.size and (array.min() < -size or array.max() >= size):
+        bad = array[(array < -size) | (array >= size)].flat[0]
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    if not _is_tensor(value):
+        return apply(ops.IndexFill(given, value), input, index)
+    if value._data.ndim:
+        raise RuntimeError(
+            "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value._data.ndim} dimension(s)."
+        )
+    return apply(ops.IndexFillTensor(given), input, index, value)
 
 
 # ---------------------------------------------------------------- masks
@@ -551,7 +620,7 @@ def masked_fill(input: Any, mask: Any, value: Any) -> Any:
         )
     _check_broadcast(mask._data.shape, input._data.shape)
     if not _is_tensor(value):
-        return apply(ops.MaskedFill(value), input, mask)
+        return apply(ops.MaskedFill(dtypes.checked_scalar(value, input.dtype)), input, mask)
     if value._data.ndim:
         raise RuntimeError(
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -571,7 +640,33 @@ def masked_select(input: Any, mask: Any) -> Any:
     return apply(ops.MaskedSelect(), input, mask)
 
 
-# ---------------------------------------------------------------- take / nonzero
+def masked_scatter(input: Any, mask: Any, source: Any) -> Any:
+    """``input`` (broadcast with ``mask``) with the elements where the bool ``mask`` is
+    true replaced, in order, by the elements of ``source``.
+
+    Example::
+
+        hookgrad.zeros(3).masked_scatter(hookgrad.tensor([True, False, True]),
+                                         hookgrad.tensor([1.0, 2.0]))  # tensor([1., 0., 2.])
+    """
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(
+            "masked_scatter_ only supports boolean masks, but got mask with dtype "
+            f"{_type_name(mask.dtype)}"
+        )
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{_type_name(input.dtype)} and {_type_name(source.dtype)}"
+        )
+    _check_broadcast(mask._data.shape, input._data.shape)
+    shape = np.broadcast_shapes(mask._data.shape, input._data.shape)
+    if np.count_nonzero(np.broadcast_to(mask._data, shape)) > source._data.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return apply(ops.MaskedScatter(), input, mask, source)
+
+
+# ---------------------------------------------------------------- take / put / nonzero
 
 
 def take(input: Any, index: Any) -> Any:
@@ -595,6 +690,38 @@ def take(input: Any, index: Any) -> Any:
     return apply(ops.Take(), input, index)
 
 
+def put(input: Any, index: Any, source: Any, accumulate: bool = False) -> Any:
+    """``input`` with the elements of ``source`` written (added, with ``accumulate``) at
+    the positions ``index`` of the flattened tensor (negative ones count back).
+
+    Example::
+
+        hookgrad.zeros(2, 2).put(hookgrad.tensor([0, -1]), hookgrad.tensor([1.0, 2.0]))
+        # tensor([[1., 0.], [0., 2.]])
+    """
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(
+            f"put_(): Expected a long tensor for index, but got {_type_name(index.dtype)}"
+        )
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            "put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{_type_name(input.dtype)} and source.dtype = {_type_name(source.dtype)}"
+        )
+    numel, array = input._data.size, index._data
+    if source._data.size != array.size:
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source._data.size}, index.numel() = {array.size}"
+        )
+    if array.size and (array.min() < -numel or array.max() >= numel):
+        bad = array[(array < -numel) | (array >= numel)].flat[0]
+        raise IndexError(
+            f"out of range: tried to access index {bad} on a tensor of {numel} elements."
+        )
+    return apply(ops.Put(bool(accumulate)), input, index, source)
+
+
 def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Any:
     """``gather`` with ``input`` and ``indices`` broadcast against each other except on ``dim``.
 
@@ -607,7 +734,7 @@ def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Any:
             f"{_type_name(indices.dtype)}"
         )
     if dim is None:
-        return gather(input.reshape(-1), 0, indices.reshape(-1))
+        return gather(input.view(-1), 0, indices.view(-1))
     shape, index_shape = input._data.shape, indices._data.shape
     if len(shape) != len(index_shape):
         raise RuntimeError(
@@ -616,6 +743,7 @@ def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Any:
             "dimensions for indices"
         )
     dim = wrap_dim(dim, len(shape))
+    input_shape = shape
     if shape:
         common = np.broadcast_shapes(_without(shape, dim), _without(index_shape, dim))
         input_shape = common[:dim] + (shape[dim],) + common[dim + 1 :]
@@ -623,10 +751,9 @@ def take_along_dim(input: Any, indices: Any, dim: int | None = None) -> Any:
             indices._data, common[:dim] + (index_shape[dim],) + common[dim + 1 :]
         )
         index_array = np.where(index_array < 0, index_array + shape[dim], index_array)
-        if input_shape != shape:
-            input = input.expand(input_shape)
         indices = wrap_constant(index_array)
-    return gather(input, dim, indices)
+    # NOTE: torch's ``broadcast_to`` records ExpandBackward0 even to the same shape.
+    return gather(input.expand(input_shape), dim, indices)
 
 
 def _without(shape: tuple[int, ...], dim: int) -> tuple[int, ...]:
@@ -665,24 +792,48 @@ class IndexingMethods:
     scatter_add = scatter_add
     index_select = index_select
     index_add = index_add
+    index_fill = index_fill
     masked_fill = masked_fill
     masked_select = masked_select
+    masked_scatter = masked_scatter
     take = take
+    put = put
     take_along_dim = take_along_dim
     nonzero = nonzero
     argwhere = argwhere
 
-    def _index_key(self, key: ops.Key) -> Any:
-        """``self`` indexed by a parsed ``Key`` (used by backward formulas)."""
-        return apply(ops.Index(key), self)
+    def _index_key(self, key: ops.Key, indices: Any = None) -> Any:
+        """``self`` indexed by a parsed ``Key`` (used by backward formulas); ``indices``:
+        its index tensors (default: made from the key)."""
+        if key.advanced is None:
+            return apply(ops.Index(key), self)
+        return apply(ops.Index(key), self, *_index_tensors(key, indices))
 
     def _index_put_key(
-        self, key: ops.Key, values: Any, accumulate: bool, node_name: str | None = None
+        self,
+        key: ops.Key,
+        values: Any,
+        accumulate: bool,
+        node_name: str | None = None,
+        indices: Any = None,
     ) -> Any:
         """``self`` with ``values`` put at a parsed ``Key`` (used by backward formulas;
         ``node_name``: the node torch's formula records, ``IndexPutImplBackward0`` for
-        ``index``'s backward)."""
+        ``index``'s backward; ``indices``: the key's index tensors, default made from it)."""
         op = ops.IndexPut(key, accumulate)
         if node_name is not None:
             op.node_name = node_name
-        return apply(op, self, values)
+        if key.advanced is None:
+            return apply(op, self, values)
+        return apply(op, self, values, *_index_tensors(key, indices))
+
+
+def _index_tensors(key: ops.Key, indices: Any) -> tuple[Any, ...]:
+    """torch's ``indices`` of an advanced ``key`` as tensors (None for a whole dim): the
+    given ones, else the key's own (the caller's index tensors, or arrays wrapped)."""
+    if indices is not None:
+        return tuple(indices)
+    return tuple(
+        index if index is None or _is_tensor(index) else wrap_constant(np.asarray(index))
+        for index in key.indices
+    )

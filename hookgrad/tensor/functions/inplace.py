@@ -422,6 +422,7 @@ def fill_(input: Any, value: Any) -> Any:
     """Set every element to ``value`` (a number, or a 0-dim tensor that then gets the
     gradient of all of them)."""
     if not _is_tensor(value):
+        value = dtypes.checked_scalar(value, input.dtype)
         if type(value) in (int, float, bool) and _untracked(input):
             input._data.fill(value)
             input._bump_version()
@@ -521,6 +522,9 @@ def _index_put_messages(indices: Any, values: Any, accumulate: bool) -> tuple[st
 _NUMBERS = (bool, int, float, complex, np.generic)
 # The C type torch names when a complex number does not fit a tensor (bool takes it).
 _C_TYPES = {
+    "uint8": "uint8_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
     "int32": "int",
     "int64": "int64_t",
     "float16": "double",
@@ -545,7 +549,8 @@ def _setitem(input: Any, index: Any, value: Any) -> None:
             raise RuntimeError(
                 f"value cannot be converted to type {_C_TYPES[input.dtype.name]} without overflow"
             )
-        value = wrap_constant(np.asarray(value, input._data.dtype))
+        dtypes.check_fits(value, input.dtype, c_name=True)
+        value = wrap_constant(np.asarray(value).astype(input._data.dtype))
     key = _parse_index(index, input._data.shape)
     basic = Key(key.basic, None, key.node_name)
     target = input if _takes_all(key.basic, input._data.shape) else input._index_key(basic)

@@ -103,7 +103,8 @@ def cat(tensors: Sequence[Any], dim: int = 0) -> Any:
     if all(skip):
         skip = (False,) * len(tensors)
     reference = next(t for t, s in zip(tensors, skip) if not s)._data.shape
-    dim = wrap_dim(dim, len(reference))
+    given = operator.index(dim)
+    dim = wrap_dim(given, len(reference))
     for index, tensor in enumerate(tensors):
         if skip[index]:
             continue
@@ -119,7 +120,7 @@ def cat(tensors: Sequence[Any], dim: int = 0) -> Any:
                     f"Sizes of tensors must match except in dimension {dim}. Expected size "
                     f"{expected} but got size {got} for tensor number {index} in the list."
                 )
-    return apply_arrays(ops.Cat(dim, skip), tensors, _promoted_arrays(tensors))
+    return apply_arrays(ops.Cat(given, skip), tensors, _promoted_arrays(tensors))
 
 
 concat = cat
@@ -141,7 +142,8 @@ def stack(tensors: Sequence[Any], dim: int = 0) -> Any:
                 f"stack expects each tensor to be equal size, but got {list(reference)} at "
                 f"entry 0 and {list(tensor._data.shape)} at entry {index}"
             )
-    dim = wrap_dim(dim, len(reference) + 1)
+    dim = operator.index(dim)
+    wrap_dim(dim, len(reference) + 1)
     return apply_arrays(ops.Stack(dim), tensors, _promoted_arrays(tensors))
 
 
@@ -159,9 +161,9 @@ def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> tuple[Any, 
         return _split_with_sizes(tensor, split_size_or_sections, dim)
     if not shape:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = wrap_dim(dim, len(shape))
+    dim = operator.index(dim)
     split_size = operator.index(split_size_or_sections)
-    size = shape[dim]
+    size = shape[wrap_dim(dim, len(shape))]
     if split_size < 0:
         raise RuntimeError(
             f"split expects split_size be non-negative, but got split_size={split_size}"
@@ -176,7 +178,8 @@ def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> tuple[Any, 
 
 
 def _split_with_sizes(tensor: Any, sections: Sequence[Any], dim: int) -> tuple[Any, ...]:
-    dim = wrap_dim(dim, tensor._data.ndim)
+    given = operator.index(dim)
+    dim = wrap_dim(given, tensor._data.ndim)
     sizes = _ints(sections, "split_with_sizes", "split_sizes")
     size = tensor._data.shape[dim]
     if sum(sizes) != size or any(s < 0 for s in sizes):
@@ -184,7 +187,7 @@ def _split_with_sizes(tensor: Any, sections: Sequence[Any], dim: int) -> tuple[A
             f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
             f"size at dimension {dim}), but got split_sizes={list(sizes)}"
         )
-    return apply(ops.SplitWithSizes(dim, sizes), tensor)
+    return apply(ops.SplitWithSizes(given, sizes), tensor)
 
 
 def chunk(input: Any, chunks: int, dim: int = 0) -> tuple[Any, ...]:
@@ -194,8 +197,7 @@ def chunk(input: Any, chunks: int, dim: int = 0) -> tuple[Any, ...]:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    dim = wrap_dim(dim, input._data.ndim)
-    size = input._data.shape[dim]
+    size = input._data.shape[wrap_dim(dim, input._data.ndim)]
     if size == 0:
         return _split_with_sizes(input, [0] * chunks, dim)
     return split(input, -(-size // chunks), dim)
@@ -205,7 +207,9 @@ def unbind(input: Any, dim: int = 0) -> tuple[Any, ...]:
     """All slices along ``dim``, each without that dim (views)."""
     if input._data.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    return apply(ops.Unbind(wrap_dim(dim, input._data.ndim)), input)
+    dim = operator.index(dim)
+    wrap_dim(dim, input._data.ndim)
+    return apply(ops.Unbind(dim), input)
 
 
 def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple[Any, ...]:
@@ -242,8 +246,8 @@ def narrow(input: Any, dim: int, start: Any, length: int) -> Any:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
-    dim = wrap_dim(dim, len(shape))
-    size = shape[dim]
+    dim = operator.index(dim)
+    size = shape[wrap_dim(dim, len(shape))]
     start = operator.index(start)
     if not -size <= start <= size:
         raise IndexError(
@@ -261,14 +265,15 @@ def select(input: Any, dim: int, index: Any) -> Any:
     shape = input._data.shape
     if not shape:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    dim = wrap_dim(dim, len(shape))
+    given = operator.index(dim)
+    dim = wrap_dim(given, len(shape))
     index = operator.index(index)
     if not -shape[dim] <= index < shape[dim]:
         raise IndexError(
             f"select(): index {index} out of range for tensor of size {list(shape)} at "
             f"dimension {dim}"
         )
-    return apply(ops.Select(dim, index % shape[dim]), input)
+    return apply(ops.Select(given, index), input)
 
 
 def _check_src(src: Any, expected: tuple[int, ...]) -> None:
@@ -295,32 +300,31 @@ def slice_scatter(
 ) -> Any:
     """A copy of ``input`` with ``src`` written into ``start:end:step`` of dim ``dim``."""
     ndim = input._data.ndim
-    dim = wrap_dim(dim, ndim)
+    given = operator.index(dim)
+    dim = wrap_dim(given, ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     size = input._data.shape[dim] if ndim else 1
-    start, end, _ = slice(start, end).indices(size)
-    end = max(start, end)
+    first, last, _ = slice(start, end).indices(size)
     expected = list(input._data.shape)
-    expected[dim] = len(range(start, end, step))
+    expected[dim] = len(range(first, max(first, last), step))
     _check_src(src, tuple(expected))
-    return _scatter(ops.SliceScatter(dim, start, end, step), input, src)
+    return _scatter(ops.SliceScatter(given, start, end, step), input, src)
 
 
 def select_scatter(input: Any, src: Any, dim: int, index: int) -> Any:
     """A copy of ``input`` with ``src`` written into index ``index`` of dim ``dim``."""
     expected = select(input.detach(), dim, index)._data.shape
     _check_src(src, expected)
-    dim = wrap_dim(dim, input._data.ndim)
-    index = operator.index(index) % input._data.shape[dim]
-    return _scatter(ops.SelectScatter(dim, index), input, src)
+    return _scatter(ops.SelectScatter(operator.index(dim), operator.index(index)), input, src)
 
 
 def _diagonal_dims(ndim: int, dim1: int, dim2: int) -> tuple[int, int]:
-    wrapped = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
-    if wrapped[0] == wrapped[1]:
+    """``dim1``, ``dim2`` as given (torch saves them so), checked."""
+    dim1, dim2 = operator.index(dim1), operator.index(dim2)
+    if wrap_dim(dim1, ndim) == wrap_dim(dim2, ndim):
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return wrapped
+    return dim1, dim2
 
 
 def diagonal(input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
@@ -350,7 +354,7 @@ def diag(input: Any, diagonal: int = 0) -> Any:
     its diagonal ``diagonal``."""
     ndim = input._data.ndim
     if ndim == 1:
-        return apply(ops.DiagEmbed(diagonal, 0, 1), input)
+        return apply(ops.DiagEmbed(diagonal, -2, -1), input)
     if ndim == 2:
         return apply(ops.DiagonalCopy(diagonal, 0, 1), input)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")

@@ -43,18 +43,6 @@ __all__ = [
     "vdot",
 ]
 
-# torch's C++ type names, as its "expected m1 and m2 to have the same dtype" error prints them.
-_CPP_NAMES = {
-    dtypes.bool_: "bool",
-    dtypes.int32: "int",
-    dtypes.int64: "long int",
-    dtypes.float16: "c10::Half",
-    dtypes.float32: "float",
-    dtypes.float64: "double",
-    dtypes.complex64: "c10::complex<float>",
-    dtypes.complex128: "c10::complex<double>",
-}
-
 
 def _check_tensor(value: Any, function: str, name: str, position: int) -> None:
     if not isinstance(value, Tensor):
@@ -115,7 +103,7 @@ def _check_mm(a_shape: tuple, b_shape: tuple, a: Any, b: Any) -> None:
     if _differ(a, b):
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
-            f"{_CPP_NAMES[a.dtype]} != {_CPP_NAMES[b.dtype]}"
+            f"{dtypes.cpp_name(a.dtype)} != {dtypes.cpp_name(b.dtype)}"
         )
     _no_bool(a, "addmm_impl_cpu_")
 
@@ -517,8 +505,8 @@ def baddbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any =
         )
     if _differ(input, batch1):
         raise RuntimeError(
-            f"Input dtypes must be the same, got: input {_CPP_NAMES[input.dtype]}, "
-            f"batch1: {_CPP_NAMES[batch1.dtype]}, batch2: {_CPP_NAMES[batch2.dtype]}"
+            f"Input dtypes must be the same, got: input {dtypes.cpp_name(input.dtype)}, "
+            f"batch1: {dtypes.cpp_name(batch1.dtype)}, batch2: {dtypes.cpp_name(batch2.dtype)}"
         )
     _check_bmm(batch, k, k2, batch1, batch2)
     return apply(ops.Baddbmm(beta, alpha), input, batch1, batch2)

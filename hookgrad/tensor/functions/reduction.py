@@ -8,6 +8,7 @@ return a ``(values, indices)`` tuple with those names, like ``torch.return_types
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 from collections.abc import Iterable
 from typing import Any
@@ -100,6 +101,22 @@ def _check_numel(name: str, input: Tensor) -> None:
         )
 
 
+def _given_dims(dim: Dims) -> tuple[int, ...] | None:
+    """A ``dim`` argument as torch's node saves it: a tuple of ints as given (in order,
+    negative ones included), or None."""
+    if dim is None:
+        return None
+    if isinstance(dim, int) or hasattr(dim, "__index__"):
+        return (operator.index(dim),)
+    return tuple(operator.index(d) for d in dim)
+
+
+def _checked_dims(dim: Dims, ndim: int) -> tuple[int, ...] | None:
+    """``dim`` as given (see ``_given_dims``), after torch's range and repetition checks."""
+    wrap_dims(dim, ndim)
+    return _given_dims(dim)
+
+
 def _sum_dtype(input: Tensor, dtype: Any) -> Any:
     if dtype is not None:
         return dtypes.to_dtype(dtype).np
@@ -111,7 +128,18 @@ def _sum_dtype(input: Tensor, dtype: Any) -> Any:
 # ---------------------------------------------------------------- sum / mean / var / std
 
 
-def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+class _NoDim:
+    """The default of ``sum``'s and ``mean``'s ``dim``: torch's overload without a dim,
+    whose node is SumBackward0 / MeanBackward0 (``dim=None`` given records SumBackward1)."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+_NO_DIM: Any = _NoDim()
+
+
+def sum(input: Tensor, dim: Dims = _NO_DIM, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Sum over ``dim`` (an int, a tuple of ints, or all dims when None).
 
     Example::
@@ -119,12 +147,13 @@ def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = 
         hookgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).sum(0)    # tensor([4., 6.])
     """
     np_dtype = _sum_dtype(input, dtype)
-    if dim is None and not keepdim:
+    if dim is _NO_DIM and not keepdim:
         return apply(ops.Sum(np_dtype), input)
-    return apply(ops.SumDim(wrap_dims(dim, input._data.ndim), keepdim, np_dtype), input)
+    dims = None if dim is _NO_DIM else _checked_dims(dim, input._data.ndim)
+    return apply(ops.SumDim(dims, keepdim, np_dtype), input)
 
 
-def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def mean(input: Tensor, dim: Dims = _NO_DIM, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Mean over ``dim``; needs a floating or complex tensor, or a floating ``dtype``."""
     np_dtype = None if dtype is None else dtypes.to_dtype(dtype).np
     result_dtype = input.dtype if dtype is None else dtypes.to_dtype(dtype)
@@ -135,9 +164,10 @@ def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any =
             "mean(): could not infer output dtype. "
             f"{which} dtype must be either a floating point or complex dtype. Got: {name}"
         )
-    if dim is None and not keepdim:
+    if dim is _NO_DIM and not keepdim:
         return apply(ops.Mean(np_dtype), input)
-    return apply(ops.MeanDim(wrap_dims(dim, input._data.ndim), keepdim, np_dtype), input)
+    dims = None if dim is _NO_DIM else _checked_dims(dim, input._data.ndim)
+    return apply(ops.MeanDim(dims, keepdim, np_dtype), input)
 
 
 def _var_args(
@@ -156,6 +186,7 @@ def _var_args(
     dims = None if dim is None else wrap_dims(dim, input._data.ndim)
     shape = input._data.shape
     count = math.prod(shape[d] for d in dims) if dims else math.prod(shape)
+    dims = _given_dims(dim)
     if count - (1 if correction is None else correction) <= 0:
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
@@ -212,7 +243,7 @@ def var_mean(
 ) -> tuple[Tensor, Tensor]:
     """``(var(input, ...), mean(input, ...))`` computed together."""
     dims, correction = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
-    return apply(ops.VarMean(dims or None, 1 if correction is None else correction, keepdim), input)
+    return apply(ops.VarMean(dims, correction, keepdim), input)
 
 
 def std_mean(
@@ -225,7 +256,7 @@ def std_mean(
 ) -> tuple[Tensor, Tensor]:
     """``(std(input, ...), mean(input, ...))`` computed together."""
     dims, correction = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
-    return apply(ops.StdMean(dims or None, 1 if correction is None else correction, keepdim), input)
+    return apply(ops.StdMean(dims, correction, keepdim), input)
 
 
 # ---------------------------------------------------------------- prod
@@ -246,7 +277,9 @@ def prod(
     np_dtype = _sum_dtype(input, dtype)
     if dim is None:
         return apply(ops.Prod(np_dtype), input)
-    return apply(ops.ProdDim(wrap_dim(dim, input._data.ndim), keepdim, np_dtype), input)
+    dim = operator.index(dim)
+    wrap_dim(dim, input._data.ndim)
+    return apply(ops.ProdDim(dim, keepdim, np_dtype), input)
 
 
 # ---------------------------------------------------------------- max / min / median
@@ -273,9 +306,10 @@ def _select(
         if name == "median":
             raise _no_complex_kernel("median_out", input)
         raise RuntimeError(f"{name}(): does not support complex input")
+    dim = operator.index(dim)
     wrapped = wrap_dim(dim, input._data.ndim)
     _check_nonempty(name, input, wrapped, wrapped)
-    return _RETURN_TYPES[name](apply(dim_op(wrapped, keepdim), input))
+    return _RETURN_TYPES[name](apply(dim_op(dim, keepdim), input))
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -319,13 +353,12 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
 def _extremum(name: str, op: Any, input: Tensor, dim: Dims, keepdim: bool) -> Tensor:
     if input._data.dtype.kind == "c":
         raise _no_complex_kernel(f"{name[1:]}_values_cpu", input)
-    dims = wrap_dims(dim, input._data.ndim) or ()
-    given = () if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+    given = _checked_dims(dim, input._data.ndim) or ()
     if not given:
         _check_numel(name, input)
     for shown in given:
         _check_nonempty(name, input, wrap_dim(shown, input._data.ndim), shown)
-    return apply(op(dims, keepdim), input)
+    return apply(op(given, keepdim), input)
 
 
 def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
@@ -384,7 +417,7 @@ def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
     """
     if input._data.dtype.kind not in "fc":
         input = input.to(dtypes.get_default_dtype())
-    return apply(ops.Logsumexp(wrap_dims(dim, input._data.ndim) or (), keepdim), input)
+    return apply(ops.Logsumexp(_checked_dims(dim, input._data.ndim) or (), keepdim), input)
 
 
 def norm(
@@ -420,7 +453,7 @@ def norm(
     if math.isinf(p):
         _check_inf_norm(input, dims or None)
     np_dtype = None if dtype is None else dtypes.to_dtype(dtype).np
-    return apply(ops.VectorNorm(p, dims, keepdim, np_dtype), input)
+    return apply(ops.VectorNorm(p, _given_dims(dim), keepdim, np_dtype), input)
 
 
 def _check_inf_norm(input: Tensor, dims: tuple[int, ...] | None) -> None:
@@ -448,8 +481,9 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
         hookgrad.tensor([1.0, 2.0, 3.0]).cumsum(0)    # tensor([1., 3., 6.])
     """
-    wrapped = wrap_dim(dim, input._data.ndim)
-    return apply(ops.Cumsum(wrapped, _sum_dtype(input, dtype)), input)
+    dim = operator.index(dim)
+    wrap_dim(dim, input._data.ndim)
+    return apply(ops.Cumsum(dim, _sum_dtype(input, dtype)), input)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -459,8 +493,9 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
         hookgrad.tensor([1.0, 2.0, 3.0]).cumprod(0)    # tensor([1., 2., 6.])
     """
-    wrapped = wrap_dim(dim, input._data.ndim)
-    return apply(ops.Cumprod(wrapped, _sum_dtype(input, dtype)), input)
+    dim = operator.index(dim)
+    wrap_dim(dim, input._data.ndim)
+    return apply(ops.Cumprod(dim, _sum_dtype(input, dtype)), input)
 
 
 # ---------------------------------------------------------------- softmax
@@ -470,13 +505,14 @@ def _softmax(name: str, op: Any, input: Tensor, dim: int, dtype: Any) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     ndim = input._data.ndim
+    dim = operator.index(dim)
     wrapped = wrap_dim(dim, ndim)
     if input._data.dtype.kind != "f":
         kernel = "lastdim_kernel_impl" if wrapped == _last_dim(ndim) else "kernel_impl"
         raise NotImplementedError(
             f"\"{name}_{kernel}\" not implemented for '{dtypes.legacy_name(input.dtype)}'"
         )
-    return apply(op(wrapped, False), input)
+    return apply(op(dim, False), input)
 
 
 def _last_dim(ndim: int) -> int:
@@ -506,16 +542,18 @@ def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
 def _truth(ufunc: Any, input: Tensor, dim: Dims, keepdim: bool) -> Tensor:
     data = input._data
     axis = wrap_dims(dim, data.ndim)
-    return wrap_constant(np.asarray(ufunc(data, axis=axis, keepdims=keepdim), np.bool_))
+    # NOTE: as torch's, a uint8 tensor answers in uint8 (0 or 1), all others in bool.
+    result_dtype = np.uint8 if data.dtype == np.uint8 else np.bool_
+    return wrap_constant(np.asarray(ufunc(data, axis=axis, keepdims=keepdim), result_dtype))
 
 
 def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
-    """Whether every element (along ``dim``) is non-zero, as a bool tensor."""
+    """Whether every element (along ``dim``) is non-zero, as a bool tensor (uint8 for uint8)."""
     return _truth(np.all, input, dim, keepdim)
 
 
 def any(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
-    """Whether some element (along ``dim``) is non-zero, as a bool tensor."""
+    """Whether some element (along ``dim``) is non-zero, as a bool tensor (uint8 for uint8)."""
     return _truth(np.any, input, dim, keepdim)
 
 

@@ -76,11 +76,14 @@ def _varargs(values: tuple[Any, ...], fn: str, arg: str) -> tuple[int, ...]:
     return _ints(values, fn, arg)
 
 
+def _given_dims(dims: Any) -> tuple[int, ...]:
+    """An int-or-sequence dim argument as a tuple of ints, as given (torch saves it so)."""
+    return tuple(operator.index(d) for d in (dims if isinstance(dims, Sequence) else (dims,)))
+
+
 def _dim_list(dims: Any, ndim: int) -> tuple[int, ...]:
     """Wrapped dims of an int-or-sequence argument; torch's error for a repeated dim."""
-    if not isinstance(dims, Sequence):
-        dims = (dims,)
-    wrapped = tuple(wrap_dim(operator.index(d), ndim) for d in dims)
+    wrapped = tuple(wrap_dim(d, ndim) for d in _given_dims(dims))
     for i, dim in enumerate(wrapped):
         if dim in wrapped[:i]:
             raise RuntimeError(f"dim {dim} appears multiple times in the list of dims")
@@ -243,7 +246,10 @@ def expand_as(input: Any, other: Any) -> Any:
 def transpose(input: Any, dim0: int, dim1: int) -> Any:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
     ndim = input._data.ndim
-    return apply(ops.Transpose(wrap_dim(dim0, ndim), wrap_dim(dim1, ndim)), input)
+    dim0, dim1 = operator.index(dim0), operator.index(dim1)
+    wrap_dim(dim0, ndim)
+    wrap_dim(dim1, ndim)
+    return apply(ops.Transpose(dim0, dim1), input)
 
 
 swapaxes = transpose
@@ -275,7 +281,7 @@ def permute(input: Any, *args: Any, dims: Any = None) -> Any:
     wrapped = tuple(wrap_dim(d, ndim) for d in order) if ndim else ()
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return apply(ops.Permute(wrapped), input)
+    return apply(ops.Permute(order if ndim else ()), input)
 
 
 def movedim(input: Any, source: Any, destination: Any) -> Any:
@@ -344,13 +350,15 @@ def squeeze(input: Any, dim: Any = None) -> Any:
     if dim is None:
         return apply(ops.Squeeze(tuple(range(ndim))), input)
     if isinstance(dim, Sequence):
-        return apply(ops.SqueezeDims(_dim_list(dim, ndim)), input)
-    return apply(ops.SqueezeDim(_dim_list(dim, ndim)), input)
+        return apply(ops.SqueezeDims(_dim_list(dim, ndim), _given_dims(dim)), input)
+    return apply(ops.SqueezeDim(_dim_list(dim, ndim), operator.index(dim)), input)
 
 
 def unsqueeze(input: Any, dim: int) -> Any:
     """Insert a size-1 dim at ``dim`` (a view); ``dim`` may be ``-input.dim() - 1``."""
-    return apply(ops.Unsqueeze(wrap_dim(dim, input._data.ndim + 1)), input)
+    dim = operator.index(dim)
+    wrap_dim(dim, input._data.ndim + 1)
+    return apply(ops.Unsqueeze(dim), input)
 
 
 # ---------------------------------------------------------------- reordering copies
@@ -361,7 +369,8 @@ def flip(input: Any, *args: Any, dims: Any = None) -> Any:
     ``x.flip(0, 1)``."""
     if dims is None:
         dims = args[0] if len(args) == 1 else args
-    return apply(ops.Flip(_dim_list(dims, input._data.ndim)), input)
+    _dim_list(dims, input._data.ndim)
+    return apply(ops.Flip(_given_dims(dims)), input)
 
 
 def roll(input: Any, shifts: Any, dims: Any = None) -> Any:
@@ -380,8 +389,10 @@ def roll(input: Any, shifts: Any, dims: Any = None) -> Any:
     ndim = input._data.ndim
     if dims and ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    wrapped = tuple(wrap_dim(operator.index(d), ndim) for d in dims)
-    return apply(ops.Roll(shifts, wrapped), input)
+    given = tuple(operator.index(d) for d in dims)
+    for dim in given:
+        wrap_dim(dim, ndim)
+    return apply(ops.Roll(shifts, given), input)
 
 
 def repeat(input: Any, *repeats: Any) -> Any:
