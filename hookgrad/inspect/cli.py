@@ -18,6 +18,7 @@ from types import ModuleType, TracebackType
 from typing import Any
 
 import hookgrad
+from hookgrad.demo.cli import DEMO_PACKAGES
 from hookgrad.demo.errors import DemoError
 from hookgrad.inspect.aliasing import MissingAPI, torch_is_hookgrad
 from hookgrad.inspect.session import Inspection, StopScript
@@ -65,6 +66,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status, ending = _run(args, inspection)
         out = _write_report(inspection, args, ending, staging)
+    except ModuleNotFoundError as error:
+        package = (error.name or "").split(".")[0]
+        if package not in DEMO_PACKAGES:
+            raise
+        print(
+            f"{PROG}: error: the report needs {package}: pip install 'hookgrad[demo]'",
+            file=sys.stderr,
+        )
+        return 1
     finally:
         staging.discard()
     print(f"{PROG}: report: {(out / 'index.html').absolute()}", file=sys.stderr)

@@ -174,3 +174,34 @@ def test_bad_command_lines(tmp_path: Path) -> None:
     done = _python("-m", "hookgrad.inspect", "--steps", "0", str(EXAMPLE))
     assert done.returncode == 2
     assert "must be positive" in done.stderr
+
+
+def test_a_missing_report_package_is_one_line(tmp_path: Path) -> None:
+    """Without the demo extra (matplotlib here), the script still runs; the report cannot
+    be drawn, which is said in one line naming the install command."""
+    script = _script(
+        tmp_path,
+        """
+        import torch
+        model = torch.nn.Linear(2, 1)
+        model(torch.ones(1, 2)).sum().backward()
+        print(torch.ones(2).sum().item())
+        """,
+    )
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text("import sys\nsys.modules['matplotlib'] = None\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(blocker), str(REPO)]))
+    done = subprocess.run(
+        [sys.executable, "-m", "hookgrad.inspect", "--out", str(tmp_path / "r"), str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 1
+    assert done.stdout == "2.0\n"
+    assert done.stderr == (
+        "hookgrad-inspect: error: the report needs matplotlib: pip install 'hookgrad[demo]'\n"
+    )
+    assert not (tmp_path / "r").exists()
