@@ -3,54 +3,8 @@ as torch's do, then works as ``autocast("cpu")`` and ``GradScaler("cpu")``."""
 
 from __future__ import annotations
 
-import warnings
-
-from hookgrad import amp
-from hookgrad.tensor import dtypes
+from hookgrad.amp.deprecated import spellings
 
 __all__ = ["GradScaler", "autocast"]
 
-
-class autocast(amp.autocast):
-    """Deprecated ``autocast("cpu")``."""
-
-    def __init__(
-        self,
-        enabled: bool = True,
-        dtype: dtypes.dtype = dtypes.float16,
-        cache_enabled: bool = True,
-    ) -> None:
-        warnings.warn(
-            "`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
-            "`torch.amp.autocast('cpu', args...)` instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
-
-
-class GradScaler(amp.GradScaler):
-    """Deprecated ``GradScaler("cpu")``."""
-
-    def __init__(
-        self,
-        init_scale: float = 2.0**16,
-        growth_factor: float = 2.0,
-        backoff_factor: float = 0.5,
-        growth_interval: int = 2000,
-        enabled: bool = True,
-    ) -> None:
-        warnings.warn(
-            "`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use "
-            "`torch.amp.GradScaler('cpu', args...)` instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        super().__init__(
-            "cpu",
-            init_scale=init_scale,
-            growth_factor=growth_factor,
-            backoff_factor=backoff_factor,
-            growth_interval=growth_interval,
-            enabled=enabled,
-        )
+autocast, GradScaler = spellings("cpu")

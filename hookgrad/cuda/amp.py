@@ -7,6 +7,7 @@ import warnings
 from typing import Any
 
 from hookgrad import amp
+from hookgrad.amp.deprecated import spellings
 from hookgrad.tensor import dtypes
 
 __all__ = ["GradScaler", "amp_definitely_not_available", "autocast", "custom_bwd", "custom_fwd"]
@@ -17,49 +18,8 @@ def amp_definitely_not_available() -> bool:
     return True
 
 
-class autocast(amp.autocast):
-    """Deprecated ``autocast("cuda")``: warns, then disables itself as there is no GPU."""
-
-    def __init__(
-        self,
-        enabled: bool = True,
-        dtype: dtypes.dtype = dtypes.float16,
-        cache_enabled: bool = True,
-    ) -> None:
-        warnings.warn(
-            "`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
-            "`torch.amp.autocast('cuda', args...)` instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        super().__init__("cuda", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
-
-
-class GradScaler(amp.GradScaler):
-    """Deprecated ``GradScaler("cuda")``: warns, then disables itself as there is no GPU."""
-
-    def __init__(
-        self,
-        init_scale: float = 2.0**16,
-        growth_factor: float = 2.0,
-        backoff_factor: float = 0.5,
-        growth_interval: int = 2000,
-        enabled: bool = True,
-    ) -> None:
-        warnings.warn(
-            "`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
-            "`torch.amp.GradScaler('cuda', args...)` instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        super().__init__(
-            "cuda",
-            init_scale=init_scale,
-            growth_factor=growth_factor,
-            backoff_factor=backoff_factor,
-            growth_interval=growth_interval,
-            enabled=enabled,
-        )
+# Each warns, then disables itself as there is no GPU.
+autocast, GradScaler = spellings("cuda")
 
 
 def custom_fwd(fwd: Any = None, *, cast_inputs: dtypes.dtype | None = None) -> Any:

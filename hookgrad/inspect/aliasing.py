@@ -69,7 +69,7 @@ def torch_is_hookgrad() -> Iterator[None]:
     back after it. Example::
 
         with torch_is_hookgrad():
-            import torch.nn.functional as F     # hookgrad.nn.functional
+            F = importlib.import_module("torch.nn.functional")  # hookgrad.nn.functional
     """
     hidden = {name: module for name, module in sys.modules.items() if _is_torch(name)}
     for name in hidden:
