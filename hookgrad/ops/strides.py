@@ -160,7 +160,7 @@ def iterator_strides(shape: tuple[int, ...], operands: list[np.ndarray]) -> tupl
             return None
         order = _CHANNELS_LAST.get(ndim)
         if order is not None and all(_dense_in_order(s, st, order) for s, st in layouts):
-            return _contiguous_in_order(shape, order)
+            return dense_strides_in_order(shape, order)
         first = layouts[0][1]
         if all(_non_overlapping_and_dense(s, st) and st == first for s, st in layouts):
             return first
@@ -189,10 +189,10 @@ def iterator_strides(shape: tuple[int, ...], operands: list[np.ndarray]) -> tupl
                 break
     if perm == list(range(ndim - 1, -1, -1)):
         return None
-    return _contiguous_in_order(shape, tuple(perm))
+    return dense_strides_in_order(shape, tuple(perm))
 
 
-def _contiguous_in_order(shape: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
+def dense_strides_in_order(shape: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
     """Dense strides with the dims of ``order`` (innermost first) increasing."""
     strides = [0] * len(shape)
     step = 1

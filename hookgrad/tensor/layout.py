@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops import shape as ops
-from hookgrad.ops.strides import torch_strides
+from hookgrad.ops.strides import dense_strides_in_order, torch_strides
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor.dispatch import apply
 
@@ -74,17 +74,6 @@ def _check_no_positional(fn: str, args: tuple[Any, ...]) -> None:
     """torch's TypeError for a keyword-only argument given by position."""
     if args:
         raise TypeError(f"{fn}() takes 0 positional arguments but {len(args)} was given")
-
-
-def _format_strides(shape: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
-    """Dense strides with dims ``order`` (innermost first) increasing, as torch's
-    ``get_channels_last_strides`` (sizes of 0 are not raised to 1 there)."""
-    strides = [0] * len(shape)
-    step = 1
-    for dim in order:
-        strides[dim] = step
-        step *= shape[dim]
-    return tuple(strides)
 
 
 def _is_dense_in_order(
@@ -226,7 +215,7 @@ def contiguous(input: Any, *args: Any, memory_format: Any = contiguous_format) -
         shape = input._data.shape
         if len(shape) != rank:
             raise RuntimeError(f"required rank {rank} tensor to use {memory_format._name} format")
-        return apply(ops.ContiguousCopy(_format_strides(shape, order)), input)
+        return apply(ops.ContiguousCopy(dense_strides_in_order(shape, order)), input)
     return apply(ops.ContiguousCopy(), input)
 
 
@@ -239,7 +228,7 @@ def copy_in_format(input: Any, memory_format: Any) -> Any:
         shape = input._data.shape
         if len(shape) != rank:
             raise RuntimeError(f"required rank {rank} tensor to use {memory_format._name} format")
-        return apply(ops.ContiguousCopy(_format_strides(shape, order)), input)
+        return apply(ops.ContiguousCopy(dense_strides_in_order(shape, order)), input)
     return apply(ops.ContiguousCopy(), input)
 
 

@@ -53,9 +53,8 @@ from hookgrad.tensor.functions.arithmetic import (
     remainder,
     sub,
 )
+from hookgrad.tensor.functions.index_parsing import _is_full, _parse_index
 from hookgrad.tensor.functions.indexing import (
-    _is_full,
-    _parse_index,
     index_add,
     index_put,
     masked_fill,

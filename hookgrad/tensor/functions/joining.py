@@ -14,6 +14,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+from hookgrad.ops import diagonal as diagonal_ops
 from hookgrad.ops import shape as ops
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
@@ -331,7 +332,7 @@ def diagonal(input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
     """The diagonal ``offset`` (> 0: above the main one) of the matrices over dims
     ``dim1``, ``dim2``, as the last dim (a view)."""
     dim1, dim2 = _diagonal_dims(input._data.ndim, dim1, dim2)
-    return apply(ops.Diagonal(offset, dim1, dim2), input)
+    return apply(diagonal_ops.Diagonal(offset, dim1, dim2), input)
 
 
 def diagonal_scatter(input: Any, src: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
@@ -339,14 +340,14 @@ def diagonal_scatter(input: Any, src: Any, offset: int = 0, dim1: int = 0, dim2:
     expected = diagonal(input.detach(), offset, dim1, dim2)._data.shape
     _check_src(src, expected)
     dim1, dim2 = _diagonal_dims(input._data.ndim, dim1, dim2)
-    return _scatter(ops.DiagonalScatter(offset, dim1, dim2), input, src)
+    return _scatter(diagonal_ops.DiagonalScatter(offset, dim1, dim2), input, src)
 
 
 def diag_embed(input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
     """Matrices whose diagonal ``offset`` (over new dims ``dim1``, ``dim2``) is the last
     dim of ``input``; zeros elsewhere."""
     dim1, dim2 = _diagonal_dims(input._data.ndim + 1, dim1, dim2)
-    return apply(ops.DiagEmbed(offset, dim1, dim2), input)
+    return apply(diagonal_ops.DiagEmbed(offset, dim1, dim2), input)
 
 
 def diag(input: Any, diagonal: int = 0) -> Any:
@@ -354,9 +355,9 @@ def diag(input: Any, diagonal: int = 0) -> Any:
     its diagonal ``diagonal``."""
     ndim = input._data.ndim
     if ndim == 1:
-        return apply(ops.DiagEmbed(diagonal, -2, -1), input)
+        return apply(diagonal_ops.DiagEmbed(diagonal, -2, -1), input)
     if ndim == 2:
-        return apply(ops.DiagonalCopy(diagonal, 0, 1), input)
+        return apply(diagonal_ops.DiagonalCopy(diagonal, 0, 1), input)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
 
 
@@ -368,9 +369,9 @@ def _triangle(op: Any, name: str, input: Any) -> Any:
 
 def tril(input: Any, diagonal: int = 0) -> Any:
     """Zero the elements above diagonal ``diagonal`` of the last two dims."""
-    return _triangle(ops.Tril(diagonal), "tril", input)
+    return _triangle(diagonal_ops.Tril(diagonal), "tril", input)
 
 
 def triu(input: Any, diagonal: int = 0) -> Any:
     """Zero the elements below diagonal ``diagonal`` of the last two dims."""
-    return _triangle(ops.Triu(diagonal), "triu", input)
+    return _triangle(diagonal_ops.Triu(diagonal), "triu", input)
