@@ -99,3 +99,37 @@ def packed_arrays(lib: Any, run: Callable[[Any], Any]) -> list[np.ndarray]:
     with lib.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
         run(lib)
     return log
+
+
+def reachable_nodes(roots: list[Any]) -> list[Any]:
+    """Every node reachable from ``roots`` (None entries skipped), depth first along
+    ``next_functions``, each once."""
+    order, stack, seen = [], list(reversed(roots)), set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append(node)
+        stack.extend(child for child, _ in reversed(node.next_functions))
+    return order
+
+
+def edge_positions(nodes: list[Any]) -> list[list[tuple[int | None, int]]]:
+    """Each node's edges as ``(position of the child in nodes, input_nr)``: a graph's
+    shape, comparable across libraries."""
+    position = {id(node): k for k, node in enumerate(nodes)}
+    return [
+        [(None if child is None else position[id(child)], nr) for child, nr in node.next_functions]
+        for node in nodes
+    ]
+
+
+def signed(value: Any) -> Any:
+    """torch shows a negative int argument as unsigned 64-bit; hookgrad as it was given:
+    ``value`` (nested tuples too) with such ints made signed again."""
+    if isinstance(value, (tuple, list)):
+        return tuple(signed(v) for v in value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 2**63:
+        return value - 2**64
+    return value

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import hookgrad
-from tests.oracle import assert_close, packed_arrays
+from tests.oracle import assert_close, edge_positions, packed_arrays, reachable_nodes, signed
 
 
 def _f(t: Any) -> Any:
@@ -418,42 +418,13 @@ def _parameters(y: Any) -> list[Any]:
 
 
 def _nodes(root: Any) -> list[Any]:
-    """Every node reachable from ``root``, depth first along ``next_functions``."""
-    order, stack, seen = [], [root], set()
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        order.append(node)
-        stack.extend(child for child, _ in reversed(node.next_functions))
-    return order
+    return reachable_nodes([root])
 
 
 def _graph(root: Any) -> list[tuple[str, list[tuple[int | None, int]]]]:
-    """Each node reachable from ``root`` (depth first) with its edges, as the positions
-    of their nodes in that order: the graph's shape, comparable across libraries."""
+    """Each node reachable from ``root`` (depth first) with its edges as positions."""
     nodes = _nodes(root)
-    position = {id(node): k for k, node in enumerate(nodes)}
-    return [
-        (
-            type(node).__name__,
-            [
-                (None if child is None else position[id(child)], nr)
-                for child, nr in node.next_functions
-            ],
-        )
-        for node in nodes
-    ]
-
-
-def _signed(value: Any) -> Any:
-    """torch shows a negative int argument as unsigned 64-bit; hookgrad as it was given."""
-    if isinstance(value, (tuple, list)):
-        return tuple(_signed(v) for v in value)
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 2**63:
-        return value - 2**64
-    return value
+    return [(type(node).__name__, edges) for node, edges in zip(nodes, edge_positions(nodes))]
 
 
 def _saved(node: Any) -> dict[str, Any]:
@@ -470,7 +441,7 @@ def _saved(node: Any) -> dict[str, Any]:
                 value.requires_grad,
                 grad_fn,
             )
-        saved[name] = _signed(value)
+        saved[name] = signed(value)
     return saved
 
 

@@ -27,7 +27,14 @@ import numpy as np
 import pytest
 
 import hookgrad
-from tests.oracle import assert_close, outcome, packed_arrays
+from tests.oracle import (
+    assert_close,
+    edge_positions,
+    outcome,
+    packed_arrays,
+    reachable_nodes,
+    signed,
+)
 
 
 def _long(t: Any, values: Any) -> Any:
@@ -398,49 +405,20 @@ def _run(t: Any, fn: Callable[..., Any], specs: list[Any]) -> tuple[list[Any], l
     return leaves, _outputs(fn(t, *leaves))
 
 
-def _nodes(roots: list[Any]) -> list[Any]:
-    """Every node reachable from ``roots``, depth first along ``next_functions``."""
-    order, stack, seen = [], list(reversed(roots)), set()
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        order.append(node)
-        stack.extend(child for child, _ in reversed(node.next_functions))
-    return order
-
-
 def _graph(tensors: list[Any]) -> Any:
     """The graph under ``tensors``: each output's node position and ``output_nr``, then
     each node (depth first) with its edges as positions: comparable across libraries."""
     roots = [tensor.grad_fn for tensor in tensors]
-    nodes = _nodes(roots)
+    nodes = reachable_nodes(roots)
     position = {id(node): k for k, node in enumerate(nodes)}
     outputs = [
         (None if root is None else position[id(root)], tensor.output_nr)
         for root, tensor in zip(roots, tensors)
     ]
     return outputs, [
-        (
-            type(node).__name__,
-            node.name(),
-            [
-                (None if child is None else position[id(child)], nr)
-                for child, nr in node.next_functions
-            ],
-        )
-        for node in nodes
+        (type(node).__name__, node.name(), edges)
+        for node, edges in zip(nodes, edge_positions(nodes))
     ]
-
-
-def _signed(value: Any) -> Any:
-    """torch shows a negative int argument as unsigned 64-bit; hookgrad as it was given."""
-    if isinstance(value, (tuple, list)):
-        return tuple(_signed(v) for v in value)
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 2**63:
-        return value - 2**64
-    return value
 
 
 def _observed(value: Any) -> Any:
@@ -453,7 +431,7 @@ def _observed(value: Any) -> Any:
         return ("tensor", value.detach().numpy(), str(value.dtype), value.requires_grad, grad_fn)
     if isinstance(value, np.generic):
         value = value.item()  # hookgrad's clamp keeps its bounds as NumPy scalars
-    return _signed(value)
+    return signed(value)
 
 
 def _assert_close(mine: Any, expected: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:
@@ -507,7 +485,7 @@ def _assert_same_graphs(
 ) -> None:
     assert _graph(ours) == _graph(theirs)
     roots = [tensor.grad_fn for tensor in ours], [tensor.grad_fn for tensor in theirs]
-    for a, b in zip(_nodes(roots[0]), _nodes(roots[1])):
+    for a, b in zip(reachable_nodes(roots[0]), reachable_nodes(roots[1])):
         _assert_same_saved(a, b, foreign)
 
 
@@ -596,7 +574,7 @@ def test_second_backward_matches_torch(name, fn, specs, torch):
         leaves, grads = _gradients(t, fn, specs)
         used = [g for g in grads if g is not None and g.grad_fn is not None]
         fired: list[str] = []
-        for node in _nodes([g.grad_fn for g in used]):
+        for node in reachable_nodes([g.grad_fn for g in used]):
             name = type(node).__name__
             node.register_prehook(lambda grads, name=name: fired.append(name))
         if used:
