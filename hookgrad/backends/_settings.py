@@ -2,8 +2,9 @@
 thread counts, the float32 matmul precision and the deterministic-algorithms switch.
 
 hookgrad computes with NumPy, whose BLAS chooses its own threads, and its ops are
-deterministic: the settings are stored and checked as torch checks them, and change no
-result. ``hookgrad`` exports them at the top level (``hookgrad.set_num_threads``).
+deterministic: the settings are stored and checked as torch checks them. The intra-op
+thread count decides, as in torch, how a large sum is split between threads
+(``hookgrad.ops.kernels.cpu``), and so its last bits; the others change no result. ``hookgrad`` exports them at the top level (``hookgrad.set_num_threads``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import os
 import warnings
 from typing import Any
 
+from hookgrad.ops.kernels import cpu
+
 
 def _cpu_count() -> int:
     if hasattr(os, "sched_getaffinity"):
@@ -19,7 +22,7 @@ def _cpu_count() -> int:
     return os.cpu_count() or 1
 
 
-_threads = {"intra-op": _cpu_count(), "inter-op": _cpu_count()}
+_threads = {"inter-op": _cpu_count()}
 _interop_set = False
 
 
@@ -32,20 +35,21 @@ def _thread_count(name: str, value: Any) -> int:
 
 
 def set_num_threads(int: Any) -> None:  # noqa: A002 (torch's argument name)
-    """Set the number of threads used within an op (stored; NumPy's BLAS picks its own).
+    """Set the number of threads used within an op (NumPy's BLAS picks its own; sums split
+    as torch's would between this many threads).
 
     Example::
 
         hookgrad.set_num_threads(4)
         hookgrad.get_num_threads()      # 4
     """
-    _threads["intra-op"] = _thread_count("set_num_threads", int)
+    cpu.set_num_threads(_thread_count("set_num_threads", int))
 
 
 def get_num_threads() -> int:
     """The number of threads used within an op (the CPUs this process may use, unless
     ``set_num_threads`` changed it)."""
-    return _threads["intra-op"]
+    return cpu.num_threads()
 
 
 def set_num_interop_threads(int: Any) -> None:  # noqa: A002 (torch's argument name)

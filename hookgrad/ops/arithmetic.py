@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad.ops.kernels import pow as pow_kernels
 from hookgrad.ops.table import entry, helper
 
 # ---------------------------------------------------------------- add / sub / neg
@@ -148,16 +149,36 @@ helper(
     "pow_backward(grad, self, exponent)",
     "zeros_like(grad) if exponent == 0 else grad * (exponent * self.pow(exponent - 1)).conj()",
 )
+
+
+def _pow_scalar(a: Any, exponent: Any) -> Any:
+    if a.dtype in pow_kernels.FLOATING and not isinstance(exponent, complex):
+        return pow_kernels.pow_tensor_scalar(a, exponent)
+    return np.power(a, exponent)
+
+
+def _pow(a: Any, exponent: Any) -> Any:
+    if a.dtype in pow_kernels.FLOATING:
+        return pow_kernels.pow_tensor_tensor(a, exponent)
+    return np.power(a, exponent)
+
+
+def _rpow(exponent: Any, base: Any) -> Any:
+    if exponent.dtype in pow_kernels.FLOATING and np.ndim(base) == 0 and np.isrealobj(base):
+        return pow_kernels.pow_scalar_tensor(base.item(), exponent)
+    return np.power(base, exponent)
+
+
 PowScalar = entry(
     "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
-    np.power,
+    _pow_scalar,
     node="PowBackward0",
     quiet=True,
     self="pow_backward(grad, self, exponent)",
 )
 Pow = entry(
     "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
-    np.power,
+    _pow,
     node="PowBackward1",
     quiet=True,
     self="where(exponent == 0.0, grad.new_zeros(()),"
@@ -170,7 +191,7 @@ Pow = entry(
 # -inf * 0 ** b (= -inf) for b < 0.
 RPow = entry(
     "pow.Scalar(Scalar self, Tensor exponent) -> Tensor",
-    lambda exponent, base: np.power(base, exponent),
+    _rpow,
     node="PowBackward2",
     quiet=True,
     exponent="(grad * (result * -inf).conj()).masked_fill(nonnegative_real(exponent), 0)"

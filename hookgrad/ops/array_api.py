@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad import grad_mode
+from hookgrad.ops.kernels import blas
+from hookgrad.ops.kernels import sum as sum_kernels
 
 
 def conj(x: Any) -> Any:
@@ -101,15 +103,31 @@ def reshape(x: Any, sizes: Any) -> Any:
 
 def sum(x: Any, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001 (torch's name)
     """The sum over ``dim`` (an int or a tuple); None or ``()`` sums every dim, as torch's
-    ``sum``, and so does any dim of a 0-d array."""
-    if isinstance(dim, int):
-        return np.sum(x, axis=dim if np.ndim(x) else None, keepdims=keepdim)
-    return np.sum(x, axis=tuple(dim) if dim else None, keepdims=keepdim)
+    ``sum``, and so does any dim of a 0-d array. Floating arrays are summed in torch's
+    order (``hookgrad.ops.kernels.sum``)."""
+    dims = _dims(x, dim)
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fc":
+        return sum_kernels.sum(x, dims, keepdim)
+    return np.sum(x, axis=dims, keepdims=keepdim)
 
 
 def mean(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
-    """The mean over ``dim`` (a tuple; None or ``()``: every dim), as torch's ``mean``."""
-    return np.mean(x, axis=tuple(dim) if dim else None, keepdims=keepdim)
+    """The mean over ``dim`` (an int or a tuple; None or ``()``: every dim), as torch's
+    ``mean`` (floating arrays: torch's sum, divided by the count)."""
+    dims = _dims(x, dim)
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fc":
+        return sum_kernels.mean(x, dims, keepdim)
+    return np.mean(x, axis=dims, keepdims=keepdim)
+
+
+def _dims(x: Any, dim: Any) -> tuple[int, ...] | None:
+    """NumPy's ``axis`` for torch's ``dim``: None (every dim) for None, ``()`` or a 0-d
+    array."""
+    if dim is None or not np.ndim(x):
+        return None
+    if isinstance(dim, (int, np.integer)):
+        return (int(dim),)
+    return tuple(dim) or None
 
 
 def numel(x: Any) -> int:
@@ -192,8 +210,8 @@ FUNCTIONS: dict[str, Any] = {
     "logit_backward": logit_backward,
     "masked_fill": masked_fill,
     "mean": mean,
-    "mm": np.matmul,
-    "mv": np.matmul,
+    "mm": blas.mm,
+    "mv": blas.mv,
     "neg": np.negative,
     "new_zeros": new_zeros,
     "numel": numel,

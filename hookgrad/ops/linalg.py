@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops.base import Op
+from hookgrad.ops.kernels import blas
 from hookgrad.ops.table import call, entry, helper
 
 LETTERS = string.ascii_uppercase + string.ascii_lowercase
@@ -242,7 +243,7 @@ helper(
 
 Mm = entry(
     "mm(Tensor self, Tensor mat2) -> Tensor",
-    np.matmul,
+    blas.mm,
     self="mm_mat1_backward(grad, mat2, self.sym_sizes(), self.sym_strides(), 1)",
     mat2="mm_mat2_backward(grad, self, mat2.sym_sizes(), mat2.sym_strides(), 1)",
 )
@@ -254,7 +255,7 @@ Bmm = entry(
 )
 Mv = entry(
     "mv(Tensor self, Tensor vec) -> Tensor",
-    np.matmul,
+    blas.mv,
     self="grad.ger(vec.conj())",
     vec="self.conj().t().mv(grad)",
 )
@@ -291,14 +292,14 @@ def _add_product(product: Any) -> Any:
 # ``nn.Linear``'s op.
 Addmm = entry(
     "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-    _add_product(np.matmul),
+    _add_product(blas.mm),
     self="maybe_multiply(grad, beta.conj())",
     mat1="mm_mat1_backward(grad, mat2, mat1.sym_sizes(), mat1.sym_strides(), alpha)",
     mat2="mm_mat2_backward(grad, mat1, mat2.sym_sizes(), mat2.sym_strides(), alpha)",
 )
 Addmv = entry(
     "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-    _add_product(np.matmul),
+    _add_product(blas.mv),
     self="maybe_multiply(grad, beta.conj())",
     mat="maybe_multiply(grad.ger(vec.conj()), alpha.conj())",
     vec="maybe_multiply(mat.t().conj().mv(grad), alpha.conj())",

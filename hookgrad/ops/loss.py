@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad import grad_mode
-from hookgrad.ops import arithmetic
+from hookgrad.ops import arithmetic, array_api
 from hookgrad.ops.base import Op
 from hookgrad.ops.table import entry, function, helper
 
@@ -37,9 +37,9 @@ _MEAN = REDUCTIONS["mean"]
 def _apply_loss_reduction(loss: np.ndarray, reduction: int) -> np.ndarray:
     """torch's ``apply_loss_reduction``: the elementwise loss, its mean or its sum."""
     if reduction == REDUCTIONS["mean"]:
-        return np.asarray(loss.mean())
+        return np.asarray(array_api.mean(loss))
     if reduction == REDUCTIONS["sum"]:
-        return np.asarray(loss.sum())
+        return np.asarray(array_api.sum(loss))
     return loss
 
 

@@ -83,30 +83,46 @@ helper(
     "sum_backward(grad, shape, dim, keepdim) / (numel if not dim else _safe_size(shape, dim))",
 )
 
+
+def _sum(a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
+    """``torch.sum`` on an array: floating arrays in torch's order, in ``dtype`` if given."""
+    if a.dtype.kind in "fc" and (dtype is None or np.dtype(dtype).kind in "fc"):
+        return array_api.sum(_cast(a, dtype), _axis(dim, a.ndim), keepdim)
+    return np.sum(a, axis=_axis(dim, a.ndim), keepdims=keepdim, dtype=dtype)
+
+
+def _mean(a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
+    """``torch.mean`` on an array (floating or complex, in ``dtype`` if given)."""
+    if a.dtype.kind in "fc" and (dtype is None or np.dtype(dtype).kind in "fc"):
+        return array_api.mean(_cast(a, dtype), _axis(dim, a.ndim), keepdim)
+    return np.mean(a, axis=_axis(dim, a.ndim), keepdims=keepdim, dtype=dtype)
+
+
+def _cast(a: Any, dtype: Any) -> Any:
+    """``a`` in ``dtype`` (None: as it is), keeping its layout as torch's casts do."""
+    return a if dtype is None or a.dtype == dtype else a.astype(dtype, order="K")
+
+
 Sum = entry(
     "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
-    lambda a, dtype: np.sum(a, dtype=dtype),
+    lambda a, dtype: _sum(a, None, False, dtype),
     self="grad.expand(self.sym_sizes())",
 )
 SumDim = entry(
     "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)"
     " -> Tensor",
-    lambda a, dim, keepdim, dtype: np.sum(
-        a, axis=_axis(dim, a.ndim), keepdims=keepdim, dtype=dtype
-    ),
+    _sum,
     node="SumBackward1",
     self="sum_backward(grad, self.sym_sizes(), dim, keepdim)",
 )
 Mean = entry(
     "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
-    lambda a, dtype: np.mean(a, dtype=dtype),
+    lambda a, dtype: _mean(a, None, False, dtype),
     self="grad.expand(self.sym_sizes()) / self.sym_numel()",
 )
 MeanDim = entry(
     "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    lambda a, dim, keepdim, dtype: np.mean(
-        a, axis=_axis(dim, a.ndim), keepdims=keepdim, dtype=dtype
-    ),
+    _mean,
     node="MeanBackward1",
     self="mean_backward(grad, self.sym_sizes(), dim, self.sym_numel(), keepdim)",
 )

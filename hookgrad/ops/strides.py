@@ -10,6 +10,7 @@ an elementwise op's by torch's ``TensorIterator`` rule (``iterator_strides``), a
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -122,7 +123,7 @@ def _dense_in_order(
     return True
 
 
-def _non_overlapping_and_dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+def non_overlapping_and_dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     """torch's ``is_non_overlapping_and_dense``: some order of the dims is dense (dims of
     size 0 or 1 never count against it)."""
     expected = 1
@@ -162,34 +163,48 @@ def iterator_strides(shape: tuple[int, ...], operands: list[np.ndarray]) -> tupl
         if order is not None and all(_dense_in_order(s, st, order) for s, st in layouts):
             return dense_strides_in_order(shape, order)
         first = layouts[0][1]
-        if all(_non_overlapping_and_dense(s, st) and st == first for s, st in layouts):
+        if all(non_overlapping_and_dense(s, st) and st == first for s, st in layouts):
             return first
     strides = [_broadcast_strides(s, st, shape) for s, st in layouts]
 
+    perm = iteration_order(shape, strides, reduction=False)
+    if perm == list(range(ndim - 1, -1, -1)):
+        return None
+    return dense_strides_in_order(shape, tuple(perm))
+
+
+def iteration_order(
+    shape: Sequence[int], operands: Sequence[Sequence[int]], reduction: bool = False
+) -> list[int]:
+    """``TensorIterator::reorder_dimensions``: the dimensions, fastest first. For a
+    reduction, ``operands[0]`` is the output and its zero-stride dimensions go first."""
+
     def should_swap(dim0: int, dim1: int) -> int:
-        for operand in strides:
-            stride0, stride1 = operand[dim0], operand[dim1]
+        for index, strides in enumerate(operands):
+            stride0, stride1 = strides[dim0], strides[dim1]
+            if reduction and index == 0 and (stride0 == 0) != (stride1 == 0):
+                return 1 if stride1 == 0 else -1
             if stride0 == 0 or stride1 == 0:
                 continue
             if stride0 != stride1:
-                return -1 if stride0 < stride1 else 1
+                return 1 if stride0 > stride1 else -1
             if shape[dim0] > shape[dim1]:
                 return 1
         return 0
 
-    perm = list(range(ndim - 1, -1, -1))  # innermost first
-    for i in range(1, ndim):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = should_swap(perm[dim0], perm[dim1])
-            if comparison > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif comparison < 0:
+    # NOTE: an insertion sort that walks past ambiguous pairs (0) and may then swap
+    # non-neighbours; a stable sort would order broadcast dimensions differently.
+    perm = list(range(len(shape)))[::-1]
+    for i in range(1, len(perm)):
+        moving = i
+        for earlier in range(i - 1, -1, -1):
+            order = should_swap(perm[earlier], perm[moving])
+            if order > 0:
+                perm[earlier], perm[moving] = perm[moving], perm[earlier]
+                moving = earlier
+            elif order < 0:
                 break
-    if perm == list(range(ndim - 1, -1, -1)):
-        return None
-    return dense_strides_in_order(shape, tuple(perm))
+    return perm
 
 
 def dense_strides_in_order(shape: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
@@ -218,7 +233,7 @@ def preserve_layout(out: np.ndarray, a: np.ndarray) -> np.ndarray:
     (``clone()``, ``to()``) lays it out: with ``a``'s strides when ``a`` is dense, else
     dense in the order of ``a``'s strides (``iterator_strides``)."""
     strides = torch_strides(a)
-    if not _non_overlapping_and_dense(a.shape, strides):
+    if not non_overlapping_and_dense(a.shape, strides):
         strides = iterator_strides(a.shape, [a]) or contiguous_strides(a.shape)
     return _restrided(out, strides)
 

@@ -5,7 +5,7 @@ rounding), and its vectorised float32 Box-Muller uses the AVX polynomial ``log``
 ``sincos`` of ``avx_mathfun.h`` (cephes coefficients) instead of libm. Reproducing its
 random numbers bit for bit needs the same roundings, so this module provides:
 
-- ``fma32`` / ``fma64``: ``a * b + c`` rounded once, for float32 and float64 arrays;
+- ``fma32`` / ``fma64`` (from ``hookgrad.ops.kernels.fma``): ``a * b + c`` rounded once;
 - ``avx_log`` / ``avx_sincos``: the float32 AVX2 polynomials, step by step, with the
   fused steps the compiler makes of them;
 - ``libm``: double-precision ``log``, ``log1p``, ``sin``, ``cos`` ... as the C library
@@ -25,85 +25,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from hookgrad.ops.kernels.fma import fma32
+
 _F32 = np.float32
-_SPLITTER = 134217729.0  # 2**27 + 1: splits a double into two 26-bit halves
-
-
-def _round_to_odd(total: np.ndarray, error: np.ndarray) -> np.ndarray:
-    """``total + error`` (an exact pair, ``total`` rounded to nearest) rounded to odd: an
-    inexact sum takes whichever neighbour has an odd last bit. A later rounding to fewer
-    bits then rounds as if it saw the exact value (no double-rounding error)."""
-    inexact = (error != 0) & ((total.view(np.int64) & 1) == 0)
-    if not inexact.any():
-        return total
-    total = total.copy()
-    total[inexact] = np.nextafter(total[inexact], np.copysign(np.inf, error[inexact]))
-    return total
-
-
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(s, e)`` with ``s = a + b`` rounded and ``s + e == a + b`` exactly (Knuth)."""
-    total = a + b
-    b_part = total - a
-    return total, (a - (total - b_part)) + (b - b_part)
-
-
-def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    scaled = _SPLITTER * a
-    high = scaled - (scaled - a)
-    return high, a - high
-
-
-def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(p, e)`` with ``p = a * b`` rounded and ``p + e == a * b`` exactly (Dekker)."""
-    product = a * b
-    a_high, a_low = _split(a)
-    b_high, b_low = _split(b)
-    error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
-    return product, error
-
-
-def fma64(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
-    """``a * b + c`` in float64 with a single rounding (C's ``std::fma``).
-
-    Boldo and Melquiond's emulation: the exact product and sum as pairs, the small terms
-    added with rounding to odd, then one rounding to nearest.
-    """
-    if np.isscalar(b) and np.isscalar(c) and b == 1 and c == 0:
-        return np.asarray(a, np.float64)
-    a, b, c = np.broadcast_arrays(*(np.asarray(x, np.float64) for x in (a, b, c)))
-    with np.errstate(invalid="ignore", over="ignore"):
-        high, low = _two_product(a, b)
-        total, total_error = _two_sum(c, high)
-        tail, tail_error = _two_sum(total_error, low)
-        result = total + _round_to_odd(tail, tail_error)
-        special = ~np.isfinite(result) | ~np.isfinite(high)
-    if special.any():
-        result = np.where(special, a * b + c, result)
-    return result
-
-
-# float64 bits below float32's last bit: a float64 sum ending in exactly half of it lies
-# on a float32 rounding midpoint, where rounding it again to float32 may be wrong.
-_BELOW_FLOAT32 = np.int64((1 << 29) - 1)
-_MIDPOINT = np.int64(1 << 28)
-
-
-def fma32(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
-    """``a * b + c`` in float32 with a single rounding (an AVX ``fmadd``).
-
-    The product of two floats is exact in float64, so the float64 sum has one rounding;
-    rounding it again to float32 is right except on a float32 midpoint (or below float32's
-    normal range), where the sum is redone exactly and rounded to odd first.
-    """
-    product = np.asarray(a, np.float64) * np.asarray(b, np.float64)
-    addend = np.broadcast_to(np.asarray(c, np.float64), product.shape)
-    total = np.ascontiguousarray(product + addend)
-    suspect = ((total.view(np.int64) & _BELOW_FLOAT32) == _MIDPOINT) | (np.abs(total) < 2.0**-125)
-    if suspect.any():
-        exact, error = _two_sum(product[suspect], addend[suspect])
-        total[suspect] = _round_to_odd(exact, error)
-    return total.astype(_F32)
 
 
 # -- avx_mathfun.h ---------------------------------------------------------------------------

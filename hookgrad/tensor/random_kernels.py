@@ -31,7 +31,8 @@ import math
 
 import numpy as np
 
-from hookgrad.tensor.cpu_math import avx_log, avx_sincos, fma32, fma64, libm
+from hookgrad.ops.kernels.fma import fma32, fma64
+from hookgrad.tensor.cpu_math import avx_log, avx_sincos, libm
 from hookgrad.tensor.mersenne import Engine
 
 _F32 = np.float32
