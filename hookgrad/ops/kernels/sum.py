@@ -334,9 +334,19 @@ def _fold(x: np.ndarray) -> np.ndarray:
     for no rows."""
     if x.shape[0] == 0:
         return np.zeros(x.shape[1:], x.dtype)
+    if _rows_outermost(x):
+        return np.add.reduce(x, axis=0)
     if x[0].size < _WIDE:
         return np.add.accumulate(x, axis=0)[-1]
     total = x[0].copy(order="K")
     for row in x[1:]:
         total += row
     return total
+
+
+def _rows_outermost(x: np.ndarray) -> bool:
+    """Whether NumPy's ``add.reduce`` down axis 0 adds the rows one after another: when
+    another axis (longer than 1) has a smaller stride, NumPy loops over the rows outside
+    its inner loop. (Otherwise it may sum pairwise.)"""
+    inner = [abs(s) for s, n in zip(x.strides[1:], x.shape[1:]) if n > 1]
+    return bool(inner) and min(inner) < abs(x.strides[0])
