@@ -12,6 +12,9 @@ Use it as a drop-in for PyTorch's tensor and autograd API::
 
 # ruff: noqa: F401  (this module re-exports the public API)
 
+import math as _math
+import sys as _sys
+
 from hookgrad import (
     accelerator,
     amp,
@@ -19,13 +22,21 @@ from hookgrad import (
     backends,
     cpu,
     cuda,
+    distributed,
+    distributions,
+    fft,
+    linalg,
     mps,
     nn,
     optim,
+    profiler,
     serialization,
+    special,
     utils,
     version,
 )
+# torch's small modules that libraries import at load time
+from hookgrad import futures, overrides, return_types, testing, types
 from hookgrad.amp.autocast_mode import autocast, get_autocast_dtype, is_autocast_enabled
 from hookgrad.autograd.anomaly_mode import (
     is_anomaly_check_nan_enabled,
@@ -44,6 +55,12 @@ from hookgrad.backends._settings import (
     use_deterministic_algorithms,
 )
 from hookgrad.compiler import compile  # noqa: A004 (torch's name)
+from hookgrad.distributions._functions import (
+    _dirichlet_grad,
+    _sample_dirichlet,
+    _standard_gamma,
+    _standard_gamma_grad,
+)
 from hookgrad.grad_mode import (
     enable_grad,
     inference_mode,
@@ -53,31 +70,139 @@ from hookgrad.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+
+# torch-level forms of nn's activations (torch.selu, torch.prelu ...)
+from hookgrad.nn.functional.activation import (
+    celu,
+    celu_,
+    hardshrink,
+    prelu,
+    rrelu,
+    rrelu_,
+    selu,
+    selu_,
+    threshold,
+    threshold_,
+)
+from hookgrad.nn.functional.conv import (
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_tbc,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    convolution,
+)
+from hookgrad.nn.functional.distance import cosine_similarity, pairwise_distance
+from hookgrad.nn.functional.linear import bilinear
+from hookgrad.nn.functional.dropout import torch_alpha_dropout as alpha_dropout
+from hookgrad.nn.functional.dropout import torch_alpha_dropout_ as alpha_dropout_
+from hookgrad.nn.functional.dropout import torch_dropout as dropout
+from hookgrad.nn.functional.dropout import torch_dropout_ as dropout_
+from hookgrad.nn.functional.dropout import torch_feature_alpha_dropout as feature_alpha_dropout
+from hookgrad.nn.functional.dropout import (
+    torch_feature_alpha_dropout_ as feature_alpha_dropout_,
+)
+from hookgrad.nn.functional.dropout import torch_feature_dropout as feature_dropout
+from hookgrad.nn.functional.dropout import torch_feature_dropout_ as feature_dropout_
+from hookgrad.nn.functional.dropout import torch_native_dropout as native_dropout
+from hookgrad.nn.functional.embedding import torch_embedding as embedding
+from hookgrad.nn.functional.embedding import torch_embedding_bag as embedding_bag
+from hookgrad.nn.functional.embedding import torch_embedding_renorm_ as embedding_renorm_
+from hookgrad.nn.functional.loss import (
+    torch_binary_cross_entropy_with_logits as binary_cross_entropy_with_logits,
+)
+from hookgrad.nn.functional.loss import torch_cosine_embedding_loss as cosine_embedding_loss
+from hookgrad.nn.functional.loss import torch_ctc_loss as ctc_loss
+from hookgrad.nn.functional.loss import torch_hinge_embedding_loss as hinge_embedding_loss
+from hookgrad.nn.functional.loss import torch_kl_div as kl_div
+from hookgrad.nn.functional.loss import torch_margin_ranking_loss as margin_ranking_loss
+from hookgrad.nn.functional.loss import torch_poisson_nll_loss as poisson_nll_loss
+from hookgrad.nn.functional.loss import torch_triplet_margin_loss as triplet_margin_loss
+from hookgrad.nn.functional.normalization import rms_norm
+from hookgrad.nn.functional.normalization import torch_batch_norm as batch_norm
+from hookgrad.nn.functional.normalization import torch_group_norm as group_norm
+from hookgrad.nn.functional.normalization import torch_instance_norm as instance_norm
+from hookgrad.nn.functional.normalization import torch_layer_norm as layer_norm
+from hookgrad.nn.functional.normalization import torch_native_batch_norm as native_batch_norm
+from hookgrad.nn.functional.normalization import torch_native_group_norm as native_group_norm
+from hookgrad.nn.functional.normalization import torch_native_layer_norm as native_layer_norm
+from hookgrad.nn.functional.normalization import torch_norm_except_dim as norm_except_dim
+from hookgrad.nn.functional.normalization import torch_weight_norm as _weight_norm
+from hookgrad.nn.functional.rnn import (  # torch.lstm, torch.gru_cell ...
+    gru,
+    gru_cell,
+    lstm,
+    lstm_cell,
+    rnn_relu,
+    rnn_relu_cell,
+    rnn_tanh,
+    rnn_tanh_cell,
+)
+from hookgrad.nn.functional.pooling import (  # torch.max_pool2d, torch.avg_pool1d ...
+    adaptive_avg_pool1d,
+    avg_pool1d,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool3d,
+)
+from hookgrad.nn.functional.pooling import (
+    adaptive_max_pool1d_with_indices as adaptive_max_pool1d,
+)
+from hookgrad.nn.functional.vision import (
+    affine_grid_generator,
+    channel_shuffle,
+    constant_pad_nd,
+    grid_sampler,
+    grid_sampler_2d,
+    grid_sampler_3d,
+    native_channel_shuffle,
+    pixel_shuffle,
+    pixel_unshuffle,
+)
+from hookgrad.futures import Future
 from hookgrad.serialization import load, save
 from hookgrad.tensor import random
 from hookgrad.tensor.creation import (
     arange,
     as_tensor,
+    asarray,
+    bartlett_window,
+    blackman_window,
     empty,
     empty_like,
+    empty_permuted,
+    empty_strided,
     eye,
     from_numpy,
+    frombuffer,
     full,
     full_like,
+    hamming_window,
+    hann_window,
     is_complex,
     is_floating_point,
     is_tensor,
+    kaiser_window,
     linspace,
+    logspace,
     numel,
     ones,
     ones_like,
+    scalar_tensor,
     tensor,
+    tril_indices,
+    triu_indices,
     zeros,
     zeros_like,
 )
-from hookgrad.tensor.device import device, get_default_device, set_default_device
+from hookgrad.tensor.creation import range  # noqa: A004 (torch's name)
+from hookgrad.tensor.device import device, get_default_device, get_device, set_default_device
 from hookgrad.tensor.dtypes import bool_ as bool  # noqa: A001 (torch's name)
 from hookgrad.tensor.dtypes import (
+    can_cast,
     complex64,
     complex128,
     dtype,
@@ -100,22 +225,32 @@ from hookgrad.tensor.formatting import get_printoptions, set_printoptions
 
 # Each op family's public functions (its ``__all__``): hookgrad.exp, hookgrad.sum, ...
 from hookgrad.tensor.functions.arithmetic import *  # noqa: F403
+from hookgrad.tensor.functions.comparison import *  # noqa: F403
 from hookgrad.tensor.functions.conversion import *  # noqa: F403
+from hookgrad.tensor.functions.fft import *  # noqa: F403
 from hookgrad.tensor.functions.generated import *  # noqa: F403
 from hookgrad.tensor.functions.indexing import *  # noqa: F403
 from hookgrad.tensor.functions.inplace import *  # noqa: F403
+from hookgrad.tensor.functions.pointwise import *  # noqa: F403
 from hookgrad.tensor.functions.joining import *  # noqa: F403
 from hookgrad.tensor.functions.linalg import *  # noqa: F403
+from hookgrad.tensor.functions.linalg_inplace import *  # noqa: F403
+from hookgrad.tensor.functions.restride import *  # noqa: F403
 from hookgrad.tensor.functions.reduction import *  # noqa: F403
 from hookgrad.tensor.functions.sampling import *  # noqa: F403
 from hookgrad.tensor.functions.shape import *  # noqa: F403
+from hookgrad.tensor.functions.sorting import *  # noqa: F403
+from hookgrad.tensor.functions.statistics import *  # noqa: F403
 from hookgrad.tensor.functions.unary import *  # noqa: F403
 from hookgrad.tensor.layout import (
     channels_last,
     channels_last_3d,
     contiguous_format,
+    layout,
+    legacy_contiguous_format,
     memory_format,
     preserve_format,
+    strided,
 )
 from hookgrad.tensor.legacy import CPU_TYPES, set_default_tensor_type
 from hookgrad.tensor.random import (
@@ -136,6 +271,39 @@ from hookgrad.tensor.random import (
 )
 from hookgrad.tensor.size import Size
 from hookgrad.tensor.tensor import Tensor
+from hookgrad import functional, multiprocessing, quasirandom, signal, storage, torch_version
+from hookgrad.signal import windows
+from hookgrad.storage import StorageBase
+from hookgrad.amp import GradScaler
+from hookgrad.toplevel import (
+    AcceleratorError,
+    Event,
+    FatalError,
+    JITException,
+    OutOfMemoryError,
+    Stream,
+    classproperty,
+    get_deterministic_debug_mode,
+    get_device_module,
+    is_warn_always_enabled,
+    matrix_rank,
+    native_norm,
+    set_deterministic_debug_mode,
+    set_warn_always,
+    typename,
+)
+
+# torch's constants (``torch.pi``, ``x[:, torch.newaxis]``)
+e = _math.e
+pi = _math.pi
+inf = _math.inf
+nan = _math.nan
+newaxis = None
+# What this build has: LAPACK and FFTs (through NumPy); not MKL or OpenMP.
+has_lapack = True
+has_spectral = True
+has_mkl = False
+has_openmp = False
 
 half = float16
 float = float32  # noqa: A001
@@ -158,4 +326,7 @@ IntTensor = CPU_TYPES["IntTensor"]
 LongTensor = CPU_TYPES["LongTensor"]
 ShortTensor = CPU_TYPES["ShortTensor"]
 
-__version__ = version.__version__
+__version__ = torch_version.TorchVersion(version.__version__)
+
+# ``hookgrad.overrides`` describes this namespace; it sits below it and is handed it here.
+overrides.bind(_sys.modules[__name__])

@@ -19,6 +19,9 @@ there). For ``autograd.grad`` the gradient at each input is captured after that
 tensor's hooks.
 
 In anomaly mode (read once per pass) each node runs through ``_run_node_checked``.
+
+Callbacks queued with :func:`queue_callback` during a pass run after its last node, before
+``backward()`` returns (``DistributedDataParallel`` waits there for its all-reduces).
 """
 
 from __future__ import annotations
@@ -50,7 +53,15 @@ _thread = _ThreadState()
 class _GraphTask:
     """The state of one backward pass."""
 
-    __slots__ = ("id", "deps", "exec_nodes", "captures", "captured", "lone_root")
+    __slots__ = (
+        "id",
+        "deps",
+        "exec_nodes",
+        "captures",
+        "captured",
+        "lone_root",
+        "final_callbacks",
+    )
 
     def __init__(self) -> None:
         self.id = next(_task_ids)
@@ -62,6 +73,7 @@ class _GraphTask:
         # The root node when the pass has a single root (torch then starts at that node
         # itself, not at a dummy node in front of the roots), else None.
         self.lone_root: Node | None = None
+        self.final_callbacks: list[Callable[[], None]] = []
 
     def will_execute(self, node: Node) -> bool:
         if self.exec_nodes is None:
@@ -73,6 +85,24 @@ def current_graph_task_id() -> int:
     """The id of the backward pass running on this thread, or -1 outside backward."""
     tasks = _thread.tasks
     return tasks[-1].id if tasks else -1
+
+
+def queue_callback(callback: Callable[[], None]) -> None:
+    """Run ``callback()`` once the backward pass running on this thread has run its last
+    node, before ``backward()`` / ``autograd.grad()`` returns; torch's
+    ``Variable._execution_engine.queue_callback``.
+
+    Callbacks run in the order queued, with grad mode as in the pass (``create_graph``);
+    a callback may queue more. Calling it outside a backward pass is an error. Example
+    (from a hook, which runs during backward)::
+
+        p.register_post_accumulate_grad_hook(
+            lambda p: queue_callback(lambda: print("backward done")))
+    """
+    tasks = _thread.tasks
+    if not tasks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    tasks[-1].final_callbacks.append(callback)
 
 
 def will_engine_execute_node(node: Node) -> bool:
@@ -135,6 +165,11 @@ def run_backward(
         # silent; NumPy's floating-point warnings are off for the whole pass.
         with np.errstate(all="ignore"):
             _execute(task, roots, grad_roots, keep_graph, run_node)
+            # NOTE: by index: a callback may queue another one.
+            index = 0
+            while index < len(task.final_callbacks):
+                task.final_callbacks[index]()
+                index += 1
     finally:
         grad_mode._set_grad_enabled(previous_mode)
         stack.pop()

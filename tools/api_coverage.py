@@ -61,7 +61,8 @@ RULES: list[tuple[str, str]] = [
     ),
     (
         r"(.*_)?(quantize|quantized|dequantize|quant|qint\d*|quint\d*(x\d)?|qscheme|int_repr"
-        r"|qparams|optimized)(_.*)?|q_.*|per_tensor.*|per_channel.*|fake_quantize.*|Q.*Storage"
+        r"|qparams|optimized|quantization)(_.*)?|q_.*|per_tensor.*|per_channel.*|fake_quantize.*"
+        r"|Q.*Storage"
         r"|ao|qat|intrinsic|quantizable",
         "quantization",
     ),
@@ -105,6 +106,18 @@ RULES: list[tuple[str, str]] = [
         r".*(autocast|_notes|common_args|factory_common_args|multi_dim_common).*",
         "device-specific autocast internals or documentation text",
     ),
+    (
+        r"to_padded_tensor|index",
+        "nested tensors and functorch's first-class dimensions (``Tensor.index``)",
+    ),
+    (
+        r"TYPE_CHECKING|USE_GLOBAL_DEPS|USE_RTLD_GLOBAL_WITH_LIBTORCH",
+        "a flag of torch's build and loader",
+    ),
+    (
+        r"BufferDict|ModuleDict|ParameterDict",
+        "TorchScript's views of a ScriptModule (at torch's top level; nn's are counted)",
+    ),
 ]
 _COMPILED = [(re.compile(pattern), reason) for pattern, reason in RULES]
 # A name hookgrad has counts, whatever the rule says of it (``torch.cpu``, ``Tensor.cuda``).
@@ -144,7 +157,8 @@ def _reexported(owner: object, name: str) -> bool:
     if isinstance(value, str):
         return True  # documentation text
     if isinstance(value, types.ModuleType):
-        return not value.__name__.startswith("torch")
+        # another package's module, or ``torch`` itself bound inside a submodule
+        return not value.__name__.startswith("torch") or value.__name__ == "torch"
     module = getattr(value, "__module__", None)
     if isinstance(owner, type):
         return False

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad.autograd.forward import custom as forward_tangents
 from hookgrad.grad_mode import is_grad_enabled, no_grad
 from hookgrad.graph import anomaly, history, saved
 from hookgrad.graph.node import Edge, Node, next_sequence_nr
@@ -24,7 +25,7 @@ from hookgrad.graph.saved import FREED_MESSAGE, INFERENCE_SAVE_MESSAGE, SavedTen
 from hookgrad.tensor import Tensor
 from hookgrad.tensor.views import VIEW_OF_LEAF_INPLACE_MESSAGE, rebase_inplace
 
-__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "NestedIOFunction", "once_differentiable"]
 
 DIRTY_VIEW_MESSAGE = (
     "If your Function modifies inplace an input that is a view of another Tensor, your "
@@ -52,6 +53,7 @@ class FunctionCtx:
     needs_input_grad: tuple[bool, ...] = ()
     materialize_grads = True
     to_save: tuple[Any, ...] = ()
+    saved_for_forward: tuple[Any, ...] = ()
     non_differentiable: tuple[Any, ...] = ()
     dirty_tensors: tuple[Any, ...] = ()
 
@@ -68,6 +70,21 @@ class FunctionCtx:
                     f"{index} is of type {type(tensor).__name__}"
                 )
         self.to_save = tensors
+
+    def save_for_forward(self, *tensors: Any) -> None:
+        """Keep ``tensors`` (or None) for ``jvp``, which reads them as
+        ``ctx.saved_tensors``. Call it at most once, in ``forward`` or ``setup_context``.
+        Example::
+
+            ctx.save_for_forward(x, y)
+        """
+        for tensor in tensors:
+            if not (isinstance(tensor, Tensor) or tensor is None):
+                raise AssertionError(
+                    "save_for_forward expects all arguments to be tensors; you should save "
+                    "non-tensors as attributes on ctx."
+                )
+        self.saved_for_forward = tensors
 
     def mark_non_differentiable(self, *outputs: Any) -> None:
         """Mark outputs (e.g. indices) that never require grad; ``backward`` still gets
@@ -101,10 +118,14 @@ class BackwardFunction(FunctionCtx, Node):
     _tensor_inputs: tuple[bool, ...] = ()
     _output_meta: tuple[Any, ...] = ()
     _runs_without_grads = True
+    _in_jvp = False
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
-        """The tensors given to ``save_for_backward``; an error once they were freed."""
+        """The tensors given to ``save_for_backward`` (in ``jvp``: to
+        ``save_for_forward``); an error once they were freed."""
+        if self._in_jvp:
+            return tuple(self.saved_for_forward)
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         return tuple(
@@ -228,6 +249,24 @@ class Function(metaclass=FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward-mode AD: the tangents of the outputs from those of the inputs (one per
+        positional input of ``forward``: a tensor, zeros for a tensor without tangent,
+        None for a non-tensor); one per output. Override it to use the Function inside
+        ``forward_ad.dual_level``; ``ctx.saved_tensors`` there are the tensors given to
+        ``ctx.save_for_forward``. Example::
+
+            @staticmethod
+            def jvp(ctx, x_t):
+                (result,) = ctx.saved_tensors
+                return x_t * result
+        """
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it "
+            "with forward mode AD."
+        )
+
     @classmethod
     def _backward_fn(cls) -> Callable[..., Any]:
         backward, vjp = cls.backward, cls.vjp
@@ -254,13 +293,18 @@ class Function(metaclass=FunctionMeta):
             ctx._seq = next_sequence_nr()
             if anomaly.state.enabled:
                 anomaly.record_creation(ctx)
-        with no_grad():
+        input_tangents = forward_tangents.of_inputs(args)
+        # NOTE: as in torch, ``forward`` sees its inputs without their tangents.
+        with no_grad(), forward_tangents.suspended(input_tangents is not None):
             if uses_setup_context:
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
             else:
                 output = cls.forward(ctx, *args, **kwargs)
-        return _wrap_outputs(ctx, args, output, recording)
+        result = _wrap_outputs(ctx, args, output, recording)
+        if input_tangents is not None:
+            _forward_ad(cls, ctx, args, input_tangents, result)
+        return result
 
 
 def _wrap_outputs(
@@ -296,6 +340,50 @@ def _wrap_outputs(
         # NOTE: as in torch, an unrecorded call saves nothing (``saved_tensors`` is empty).
         ctx._saved = tuple(_save(ctx, t) for t in ctx.to_save)
     return tuple(wrapped) if multi else wrapped[0]
+
+
+def _forward_ad(
+    cls: type[Function],
+    ctx: BackwardFunction,
+    args: tuple[Any, ...],
+    input_tangents: list[Any],
+    result: Any,
+) -> None:
+    """Run ``jvp`` on the inputs' tangents and attach its results to the outputs."""
+    if cls.jvp is Function.jvp:
+        Function.jvp(ctx)
+    grads = [
+        None
+        if not isinstance(arg, Tensor)
+        else tangent
+        if tangent is not None
+        else Tensor._make(np.zeros_like(arg._data))
+        for arg, tangent in zip(args, input_tangents)
+    ]
+    ctx._in_jvp = True
+    try:
+        with forward_tangents.suspended(True):
+            output_tangents = cls.jvp(ctx, *grads)
+    finally:
+        ctx._in_jvp = False
+    outputs = result if isinstance(result, tuple) else (result,)
+    if not isinstance(output_tangents, tuple):
+        output_tangents = (output_tangents,)
+    if len(output_tangents) != len(outputs):
+        raise RuntimeError(
+            "Function's jvp returned an invalid number of forward gradients (expected "
+            f"{len(outputs)} but got {len(output_tangents)})"
+        )
+    non_differentiable = {id(t) for t in ctx.non_differentiable}
+    for output, tangent in zip(outputs, output_tangents):
+        if (
+            tangent is None
+            or not isinstance(output, Tensor)
+            or id(output) in non_differentiable
+            or not (output.is_floating_point() or output.is_complex())
+        ):
+            continue
+        forward_tangents.attach(output, tangent)
 
 
 def _rebase_dirty(
@@ -358,6 +446,69 @@ def _save(ctx: BackwardFunction, tensor: Any) -> SavedTensor | None:
     if tensor.grad_fn is ctx:
         return saved.save_output(tensor, tensor._output_nr)
     return saved.save_input(tensor)
+
+
+class NestedIOFunction(Function):
+    """Deprecated: kept only for backward compatibility, as in torch; use ``Function``.
+
+    Its forward and backward take nested inputs (``forward_extended``,
+    ``backward_extended``). It relies on torch's removed legacy ``Function`` call path,
+    so calling an instance fails as torch 2.13's does. Example::
+
+        class Twice(NestedIOFunction):
+            def forward_extended(self, x):
+                return x * 2
+    """
+
+    def _do_forward(self, *input: Any) -> Any:
+        self._nested_input = input
+        # NOTE: torch's base class lost ``_do_forward`` with the legacy call path.
+        raise AttributeError("'super' object has no attribute '_do_forward'")
+
+    __call__ = _do_forward
+
+    def forward(self, *args: Any) -> Any:  # type: ignore[override]
+        """Run ``forward_extended`` on the nested inputs; returns the tensors it gave."""
+        nested = self._nested_input
+        del self._nested_input
+        result = self.forward_extended(*nested)
+        self._nested_output = result
+        return tuple(_iter_tensors(result))
+
+    def backward(self, *gradients: Any) -> Any:  # type: ignore[override]
+        """Run ``backward_extended`` on the gradients; returns the tensors it gave."""
+        return tuple(_iter_tensors(self.backward_extended(*gradients)))
+
+    def save_for_backward(self, *args: Any) -> None:
+        """Keep the tensors in ``args`` (nested) for ``backward_extended``."""
+        self.to_save = tuple(_iter_tensors(args))
+        self._to_save_nested = args
+
+    def mark_dirty(self, *args: Any, **kwargs: Any) -> None:
+        self.dirty_tensors = tuple(_iter_tensors((args, kwargs)))
+
+    def mark_non_differentiable(self, *args: Any, **kwargs: Any) -> None:
+        self.non_differentiable = tuple(_iter_tensors((args, kwargs)))
+
+    def forward_extended(self, *input: Any) -> Any:
+        """User defined forward."""
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output: Any) -> Any:
+        """User defined backward."""
+        raise NotImplementedError
+
+
+def _iter_tensors(value: Any) -> Any:
+    """The tensors of a nested structure of tuples, lists and dicts, in order."""
+    if isinstance(value, Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _iter_tensors(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _iter_tensors(item)
 
 
 class DelayedError(Node):

@@ -3,12 +3,14 @@
 ``vjp``, ``jvp``, ``jacobian``, ``hessian``, ``vhp`` and ``hvp`` call a user function on
 fresh copies of its inputs and ask ``autograd.grad`` for the products they need:
 
-- ``vjp`` is one backward pass; ``jacobian`` is one backward pass per output element
-  (the ``vectorize`` flag is accepted and changes nothing);
-- ``jvp`` and ``hvp`` use the double-backward trick, since hookgrad has no forward mode:
-  the gradient ``g(u) = J^T u`` of the outputs for a dummy ``u`` is linear in ``u``, so
+- ``vjp`` is one backward pass; ``jacobian`` is one backward pass per output element,
+  or with ``strategy="forward-mode"`` (and ``vectorize=True``, as torch requires) one
+  forward-mode pass (``hookgrad.autograd.forward_ad``) per input element;
+- ``jvp`` and ``hvp`` use the double-backward trick, as torch's do: the gradient
+  ``g(u) = J^T u`` of the outputs for a dummy ``u`` is linear in ``u``, so
   differentiating ``g(u)`` against ``v`` with respect to ``u`` gives ``J v``;
-- ``hessian`` is the jacobian of the jacobian; ``vhp`` a vjp of the gradient.
+- ``hessian`` is the jacobian of the jacobian (forward over reverse with
+  ``outer_jacobian_strategy="forward-mode"``); ``vhp`` a vjp of the gradient.
 
 Results mirror the structure of the arguments: a Tensor where the inputs (or outputs)
 were a single Tensor, a tuple where they were a tuple. With ``create_graph=False`` every
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Union
 
+from hookgrad.autograd import forward_ad
 from hookgrad.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from hookgrad.tensor import Tensor
 from hookgrad.tensor.backward import grad as autograd_grad
@@ -410,9 +413,10 @@ def jacobian(
     For output ``i`` and input ``j`` the block has shape ``outputs[i].shape +
     inputs[j].shape`` and the input's dtype. The result is a Tensor for a single input
     and output, a tuple over the inputs (or outputs) if only they were a tuple, and
-    ``result[i][j]`` if both were. ``vectorize`` changes nothing (hookgrad always works
-    row by row); ``strategy="forward-mode"`` is not available (hookgrad has no forward
-    mode). ``create_graph`` and ``strict`` as for ``vjp``.
+    ``result[i][j]`` if both were. ``strategy="forward-mode"`` computes it with forward
+    AD, one pass per input element (torch allows it with ``vectorize=True`` only, and
+    without ``create_graph`` or ``strict``); otherwise ``vectorize`` changes nothing
+    (hookgrad works row by row). ``create_graph`` and ``strict`` as for ``vjp``.
 
     Example::
 
@@ -425,7 +429,7 @@ def jacobian(
             'Otherwise, prefer to use "reverse-mode".'
         )
     if strategy == "forward-mode":
-        _refuse_forward_mode(inputs, create_graph, strict, vectorize)
+        return _jacobian_forward(func, inputs, create_graph, strict, vectorize)
     with enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _fresh_inputs(inputs, create_graph)
@@ -445,10 +449,15 @@ def jacobian(
     return _unpack(result, outputs_tuple)
 
 
-def _refuse_forward_mode(
-    inputs: TensorOrTensors, create_graph: bool, strict: bool, vectorize: bool
-) -> None:
-    """torch's errors for ``strategy="forward-mode"``; hookgrad has no forward mode at all."""
+def _jacobian_forward(
+    func: Callable[..., Any],
+    inputs: TensorOrTensors,
+    create_graph: bool,
+    strict: bool,
+    vectorize: bool,
+) -> Any:
+    """``jacobian`` with forward AD: one dual pass per input element, whose tangents are
+    a column of every block (torch's checks first)."""
     if create_graph:
         raise NotImplementedError(
             "torch.autograd.functional.jacobian: `create_graph=True` and "
@@ -461,15 +470,53 @@ def _refuse_forward_mode(
             '`strategy="forward-mode"` are not supported together (yet). Please either set '
             '`strict=False` or `strategy="reverse-mode"`.'
         )
-    _as_tuple(inputs, "inputs", "jacobian")
+    inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     if not vectorize:
         raise NotImplementedError(
-            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
+            # NOTE: torch's words, "isonly" included.
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly "
             "implemented for `vectorize=True`."
         )
-    raise NotImplementedError(
-        'hookgrad has no forward-mode AD: use jacobian(..., strategy="reverse-mode")'
-    )
+    numels = [inp.numel() for inp in inputs]
+    columns: list[tuple[Tensor, ...]] = []
+    outputs: tuple[Tensor, ...] = ()
+    outputs_tuple = False
+    for column in range(max(sum(numels), 1)):
+        with forward_ad.dual_level():
+            duals = tuple(
+                forward_ad.make_dual(inp, _basis_element(inp, column - sum(numels[:j])))
+                for j, inp in enumerate(inputs)
+            )
+            outputs_tuple, results = _as_tuple(
+                func(*duals), "outputs of the user-provided function", "jacobian"
+            )
+            unpacked = [forward_ad.unpack_dual(result) for result in results]
+        outputs = tuple(primal for primal, _ in unpacked)
+        columns.append(
+            tuple(
+                zeros_like(primal) if tangent is None else tangent for primal, tangent in unpacked
+            )
+        )
+    # NOTE: as torch's, the blocks come in lists (where reverse mode gives tuples).
+    blocks: list[Any] = []
+    for index, out in enumerate(outputs):
+        if sum(numels):
+            matrix = stack([col[index] for col in columns], -1)
+        else:
+            matrix = zeros(out.shape + (0,), dtype=out.dtype)
+        pieces = matrix.split(numels, -1)
+        blocks.append([piece.reshape(out.shape + inp.shape) for piece, inp in zip(pieces, inputs)])
+    if not inputs_tuple:
+        return _unpack(tuple(row[0] for row in blocks), outputs_tuple)
+    return blocks if outputs_tuple else blocks[0]
+
+
+def _basis_element(inp: Tensor, position: int) -> Tensor:
+    """Zeros like ``inp`` with a one at flat ``position`` (none if out of range)."""
+    tangent = zeros_like(inp)
+    if 0 <= position < inp.numel():
+        tangent.view(-1)[position] = 1
+    return tangent
 
 
 def _jacobian_of_output(
@@ -511,9 +558,10 @@ def hessian(
 
     ``func`` returns one one-element Tensor. For a single input the result is one Tensor
     of shape ``inputs.shape + inputs.shape``; for a tuple of inputs, ``result[i][j]`` is
-    the block of shape ``inputs[i].shape + inputs[j].shape``. ``vectorize`` changes
-    nothing; ``outer_jacobian_strategy="forward-mode"`` is not available.
-    ``create_graph`` and ``strict`` as for ``vjp``.
+    the block of shape ``inputs[i].shape + inputs[j].shape``.
+    ``outer_jacobian_strategy="forward-mode"`` takes the outer jacobian with forward AD
+    (forward over reverse; ``vectorize=True`` needed, as in torch); otherwise
+    ``vectorize`` changes nothing. ``create_graph`` and ``strict`` as for ``vjp``.
 
     Example::
 
@@ -530,6 +578,10 @@ def hessian(
         return outputs[0].squeeze()
 
     def gradient(*args: Tensor) -> tuple[Tensor, ...]:
+        if outer_jacobian_strategy == "forward-mode":
+            # The dual inputs must require grad to be viewed (keeping their tangents), not
+            # detached, by the inner jacobian.
+            args = tuple(arg.requires_grad_(True) for arg in args)
         grads = jacobian(scalar_func, args, create_graph=True)
         _check_intermediate(grads, strict, _STRICT_CONSTANT_JACOBIAN)
         return grads

@@ -70,19 +70,23 @@ def graph(loss: Any, named_parameters: dict[str, Any]) -> str:
 
 def _render_svg(source: str) -> str | None:
     """The graph as inline SVG, drawn by Graphviz's ``dot`` or, failing that, by the
-    ``graphviz-pure`` program the ``demo`` extra installs; None if neither is there."""
+    ``graphviz-pure`` program the ``demo`` extra installs; None if neither is there (or
+    both take over a minute)."""
     for program in ("dot", "graphviz-pure"):
         path = shutil.which(program, path=_search_path())
         if path is None:
             continue
         # NOTE: Courier's wider metrics keep node labels inside their boxes when the
         # browser draws the SVG with its own monospace font.
-        done = subprocess.run(
-            [path, "-Tsvg", "-Nfontname=Courier"],
-            input=source.encode(),
-            capture_output=True,
-            timeout=60,
-        )
+        try:
+            done = subprocess.run(
+                [path, "-Tsvg", "-Nfontname=Courier"],
+                input=source.encode(),
+                capture_output=True,
+                timeout=60,
+            )
+        except subprocess.TimeoutExpired:
+            continue
         if done.returncode == 0 and b"<svg" in done.stdout:
             svg = done.stdout.decode("utf-8")
             return svg[svg.index("<svg") :]

@@ -81,6 +81,20 @@ def rebase_history(tensor: Any, node: Any, output_nr: int = 0) -> None:
         node._register_retain_grad(output_nr, retain)
 
 
+def restride_history(tensor: Any, node: Any) -> None:
+    """Make ``node`` the ``grad_fn`` of ``tensor`` after an in-place view op (``squeeze_``,
+    ``t_``, ``as_strided_`` ...), as torch's ``set_history`` does there.
+
+    Unlike ``rebase_history``, hooks registered on ``tensor`` and its ``retain_grad()``
+    stay bound to the old node, later hooks too (torch keeps the tensor's hook dict); a
+    view's ``grad_fn`` counts as current at the version now (it is not regenerated).
+    """
+    tensor._grad_fn = node
+    tensor._output_nr = 0
+    if tensor._base is not None:
+        tensor._view_version = tensor._version_counter.value
+
+
 def clear_history(tensor: Any) -> None:
     """Take ``tensor`` off the graph in place (``detach_()``).
 

@@ -2,9 +2,10 @@
 script.
 
 ``torch`` is hookgrad itself and ``torch.X`` is ``hookgrad.X``, the same module objects
-(so ``isinstance`` checks and module state agree whichever name a script uses). A
-``torch.X`` that hookgrad does not have raises :class:`MissingAPI`, a
-``ModuleNotFoundError`` that names it.
+(so ``isinstance`` checks and module state agree whichever name a script uses);
+``torchvision`` is ``hookgrad.vision`` and ``torchvision.X`` is ``hookgrad.vision.X``. A
+``torch.X`` (or ``torchvision.X``) that hookgrad does not have raises
+:class:`MissingAPI`, a ``ModuleNotFoundError`` that names it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from typing import Any
 
 import hookgrad
 
-__all__ = ["MissingAPI", "torch_is_hookgrad"]
+__all__ = ["ALIASES", "MissingAPI", "public_name", "torch_is_hookgrad"]
+
+# (the name a script imports, the hookgrad package it gets); the longer name first.
+ALIASES = (("torchvision", "hookgrad.vision"), ("torch", "hookgrad"))
 
 
 class MissingAPI(ModuleNotFoundError):
@@ -44,12 +48,12 @@ class _Alias(importlib.abc.Loader):
 
 
 class _TorchFinder(importlib.abc.MetaPathFinder):
-    """Finds ``torch`` and ``torch.*`` as hookgrad's modules."""
+    """Finds ``torch``, ``torchvision`` and their submodules as hookgrad's modules."""
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname != "torch" and not fullname.startswith("torch."):
+        real = _hookgrad_name(fullname)
+        if real is None:
             return None
-        real = "hookgrad" + fullname[len("torch") :]
         try:
             module = importlib.import_module(real)
         except ModuleNotFoundError as error:
@@ -61,12 +65,36 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
         return importlib.machinery.ModuleSpec(fullname, _Alias(module))
 
 
+def public_name(name: str) -> str:
+    """The name a torch script knows a hookgrad module by: ``hookgrad.nn`` is
+    ``torch.nn``, ``hookgrad.vision.datasets`` is ``torchvision.datasets``.
+
+    Example::
+
+        public_name("hookgrad.vision.transforms")   # 'torchvision.transforms'
+    """
+    for alias, real in ALIASES:
+        if name == real or name.startswith(real + "."):
+            return alias + name[len(real) :]
+    return name
+
+
+def _hookgrad_name(fullname: str) -> str | None:
+    """``hookgrad.X`` for ``torch.X``, ``hookgrad.vision.X`` for ``torchvision.X``, None
+    for any other module."""
+    for alias, real in ALIASES:
+        if fullname == alias or fullname.startswith(alias + "."):
+            return real + fullname[len(alias) :]
+    return None
+
+
 @contextmanager
 def torch_is_hookgrad() -> Iterator[None]:
-    """Within the block, ``import torch`` (and every ``torch.*``) imports hookgrad.
+    """Within the block, ``import torch`` (and every ``torch.*``) imports hookgrad, and
+    ``import torchvision`` (every ``torchvision.*``) imports ``hookgrad.vision``.
 
-    The modules a real torch left in ``sys.modules`` are hidden for the block and put
-    back after it. Example::
+    The modules a real torch or torchvision left in ``sys.modules`` are hidden for the
+    block and put back after it. Example::
 
         with torch_is_hookgrad():
             F = importlib.import_module("torch.nn.functional")  # hookgrad.nn.functional
@@ -78,6 +106,8 @@ def torch_is_hookgrad() -> Iterator[None]:
     for name, module in list(sys.modules.items()):
         if name.startswith("hookgrad.") and module is not None:
             sys.modules["torch" + name[len("hookgrad") :]] = module
+            if name == "hookgrad.vision" or name.startswith("hookgrad.vision."):
+                sys.modules[public_name(name)] = module
     finder = _TorchFinder()
     sys.meta_path.insert(0, finder)
     try:
@@ -90,4 +120,4 @@ def torch_is_hookgrad() -> Iterator[None]:
 
 
 def _is_torch(name: str) -> bool:
-    return name == "torch" or name.startswith("torch.")
+    return _hookgrad_name(name) is not None

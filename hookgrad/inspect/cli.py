@@ -20,8 +20,9 @@ from typing import Any
 import hookgrad
 from hookgrad.demo.cli import DEMO_PACKAGES
 from hookgrad.demo.errors import DemoError
-from hookgrad.inspect.aliasing import MissingAPI, torch_is_hookgrad
+from hookgrad.inspect.aliasing import MissingAPI, public_name, torch_is_hookgrad
 from hookgrad.inspect.session import Inspection, StopScript
+from hookgrad.vision.datasets.synthetic import SYNTHETIC_ENV
 
 __all__ = ["main", "parser"]
 
@@ -42,6 +43,12 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--steps", type=_positive, help="stop the script after N steps")
     parser.add_argument(
         "--every", type=_positive, default=1, help="record every K-th step (default 1)"
+    )
+    parser.add_argument(
+        "--synthetic-data",
+        action="store_true",
+        help="datasets whose files are missing give synthetic images instead of an error "
+        f"(sets {SYNTHETIC_ENV}=1)",
     )
     parser.add_argument("script", help="the PyTorch script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's own arguments")
@@ -92,6 +99,9 @@ def _run(args: argparse.Namespace, inspection: Inspection) -> tuple[int, str]:
         np.random.seed(args.seed)
     script = os.path.abspath(args.script)
     saved_argv, saved_path = sys.argv[:], sys.path[:]
+    saved_synthetic = os.environ.get(SYNTHETIC_ENV)
+    if args.synthetic_data:
+        os.environ[SYNTHETIC_ENV] = "1"
     sys.argv = [args.script, *args.args]
     sys.path.insert(0, os.path.dirname(script))
     inspection.start()
@@ -116,6 +126,7 @@ def _run(args: argparse.Namespace, inspection: Inspection) -> tuple[int, str]:
     finally:
         inspection.stop()
         sys.argv, sys.path[:] = saved_argv, saved_path
+        _restore_environment(SYNTHETIC_ENV, saved_synthetic)
     return 0, "finished"
 
 
@@ -129,7 +140,7 @@ def _missing_api(error: BaseException, script: str) -> str | None:
         top = error.name.split(".")[0]
         return (
             f"{where}: needs the module {top}, which is not installed "
-            "(hookgrad stands in for torch only)"
+            "(hookgrad stands in for torch and torchvision only)"
         )
     if isinstance(error, AttributeError):
         name = _torch_name(getattr(error, "obj", None), getattr(error, "name", None))
@@ -138,8 +149,7 @@ def _missing_api(error: BaseException, script: str) -> str | None:
     if isinstance(error, ImportError):
         found = re.match(r"cannot import name '(\w+)' from '(hookgrad[\w.]*)'", str(error))
         if found:
-            module = "torch" + found.group(2)[len("hookgrad") :]
-            return f"{where}: hookgrad has no {module}.{found.group(1)} yet"
+            return f"{where}: hookgrad has no {public_name(found.group(2))}.{found.group(1)} yet"
     return None
 
 
@@ -149,7 +159,7 @@ def _torch_name(obj: Any, name: str | None) -> str | None:
         return None
     if isinstance(obj, ModuleType):
         if obj.__name__ == "hookgrad" or obj.__name__.startswith("hookgrad."):
-            return "torch" + obj.__name__[len("hookgrad") :] + "." + name
+            return public_name(obj.__name__) + "." + name
         return None
     cls = obj if isinstance(obj, type) else type(obj)
     if cls.__module__.startswith("hookgrad"):
@@ -183,6 +193,13 @@ def _write_report(
         text = build_report(inspection, run)
     (staging.path / "index.html").write_text(text, encoding="utf-8")
     return staging.publish()
+
+
+def _restore_environment(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 def _positive(text: str) -> int:

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from hookgrad import nn
 from hookgrad.demo import page, plots
 from hookgrad.inspect.session import Inspection
+from hookgrad.tensor import Tensor
 
-__all__ = ["SECTIONS", "build_report"]
+__all__ = ["MAX_GRAPH_NODES", "SECTIONS", "build_report"]
+
+# Above this many nodes a graph takes Graphviz minutes to lay out and is unreadable.
+MAX_GRAPH_NODES = 2000
 
 # (id, title, what the section shows)
 SECTIONS = [
@@ -58,14 +63,36 @@ def build_report(inspection: Inspection, run: dict[str, str]) -> str:
             if relus
             else '<p class="missing">The model has no ReLU module.</p>'
         )
-        bodies["graph"] = (
-            page.graph(inspection.first_loss, dict(model.named_parameters()))
-            if inspection.first_loss is not None
-            else '<p class="missing">No backward pass was recorded.</p>'
-        )
+        bodies["graph"] = _graph(inspection.first_loss, dict(model.named_parameters()))
         bodies["hook-trace"] = page.hook_trace(inspection.trace)
     sections = [(key, title, about, bodies[key]) for key, title, about in SECTIONS]
     return page.page("hookgrad gradient inspector", sections)
+
+
+def _graph(loss: Tensor | None, named_parameters: dict[str, Any]) -> str:
+    if loss is None:
+        return '<p class="missing">No backward pass was recorded.</p>'
+    nodes = _count_nodes(loss)
+    if nodes > MAX_GRAPH_NODES:
+        return (
+            f'<p class="missing">The first step\'s graph has {nodes:,} nodes, more than '
+            f"{MAX_GRAPH_NODES:,}: too many to draw.</p>"
+        )
+    return page.graph(loss, named_parameters)
+
+
+def _count_nodes(loss: Tensor) -> int:
+    """The number of autograd nodes reachable from ``loss`` (iteratively: graphs of long
+    sequences are deep)."""
+    seen: set[int] = set()
+    stack = [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return len(seen)
 
 
 def _summary(inspection: Inspection, run: dict[str, str]) -> str:

@@ -3,7 +3,8 @@
 A model is an outermost module: one called while no other module is running, with
 parameters that require grad. The first call of each attaches a ``GradientMonitor``;
 the first model also gets a ``trace_hooks`` for its first step. A training step ends
-when an optimizer that holds the model's parameters steps, or, for a model updated by
+when an optimizer that holds the model's parameters steps (all the calls of an optimizer
+that evaluates a closure, as LBFGS, are one step), or, for a model updated by
 hand (``p.data.add_(-lr * p.grad)``), when the model is called again after a backward
 pass reached it. ``--steps N`` ends the script after N steps of a model.
 """
@@ -61,12 +62,15 @@ class Inspection:
         self._traced: Watched | None = None
         self._handles: list[Any] = []
         self._backward: Any = None
+        # The parameters of the optimizer whose step is running.
+        self._stepping: set[int] = set()
 
     # -- lifetime -------------------------------------------------------------------------
     def start(self) -> None:
         self._handles = [
             global_hooks.register_module_forward_pre_hook(self._before_call),
             global_hooks.register_module_forward_hook(self._after_call, always_call=True),
+            optimizer_module.register_optimizer_step_pre_hook(self._before_optimizer_step),
             optimizer_module.register_optimizer_step_post_hook(self._after_optimizer_step),
         ]
         self._backward = Tensor.backward
@@ -125,8 +129,18 @@ class Inspection:
         if self.first_loss is None:
             self.first_loss = loss
 
+    def _before_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        # NOTE: an optimizer that evaluates a closure (LBFGS) calls the model several
+        # times within one step, maybe for the first time: the model is marked as stepped
+        # by an optimizer first, so that those calls stay in the step.
+        self._stepping = _parameter_ids(optimizer)
+        for watched in self.watched:
+            if watched.parameter_ids & self._stepping:
+                watched.managed = True
+
     def _after_optimizer_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
-        ids = {id(p) for group in optimizer.param_groups for p in group["params"]}
+        self._stepping = set()
+        ids = _parameter_ids(optimizer)
         for watched in self.watched:
             if watched.parameter_ids & ids:
                 watched.managed = True
@@ -146,6 +160,7 @@ class Inspection:
         if not parameters or any(ids & w.parameter_ids for w in self.watched):
             return None  # no trainable parameters, or a part of a model already watched
         watched = Watched(module, GradientMonitor(module), parameter_ids=ids)
+        watched.managed = bool(ids & self._stepping)
         self.watched.append(watched)
         if self._traced is None:
             self._traced = watched
@@ -168,3 +183,7 @@ class Inspection:
         if self._trace_context is not None:
             self._trace_context.__exit__(None, None, None)
             self._trace_context = None
+
+
+def _parameter_ids(optimizer: Any) -> set[int]:
+    return {id(p) for group in optimizer.param_groups for p in group["params"]}

@@ -1,6 +1,9 @@
 """``hookgrad.nn.init``: parameter initialisation schemes (uniform, normal, Xavier/Glorot,
 Kaiming/He, orthogonal ...), with torch's fan and gain computations.
 
+The un-suffixed spellings (``uniform``, ``xavier_normal`` ...) are torch's deprecated
+aliases: the same initialisers, with a ``FutureWarning``.
+
 Every initialiser fills its tensor in place under ``no_grad`` (so a parameter stays a leaf
 that requires grad) and returns it. Random numbers come from the default generator (or a
 given ``Generator``) and are drawn as torch draws them: after the same ``manual_seed`` an
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,18 +30,29 @@ from hookgrad.tensor import Tensor
 
 __all__ = [
     "calculate_gain",
+    "constant",
     "constant_",
+    "dirac",
     "dirac_",
+    "eye",
     "eye_",
+    "kaiming_normal",
     "kaiming_normal_",
+    "kaiming_uniform",
     "kaiming_uniform_",
+    "normal",
     "normal_",
     "ones_",
+    "orthogonal",
     "orthogonal_",
+    "sparse",
     "sparse_",
     "trunc_normal_",
+    "uniform",
     "uniform_",
+    "xavier_normal",
     "xavier_normal_",
+    "xavier_uniform",
     "xavier_uniform_",
     "zeros_",
 ]
@@ -342,3 +357,41 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
             chosen = hookgrad.randperm(rows)[:zeros_per_column]
             tensor[chosen, column] = 0
     return tensor
+
+
+# ---------------------------------------------------------------- deprecated spellings
+
+
+def _make_deprecate(method: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """torch's old spelling of ``method`` without the trailing underscore: the same
+    initialiser, with torch's ``FutureWarning``."""
+    new_name = method.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args: Any, **kwargs: Any) -> Tensor:
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return method(*args, **kwargs)
+
+    deprecated_init.__doc__ = (
+        f"``{old_name}(...)``: deprecated; calls ``nn.init.{new_name}`` (see it for details).\n"
+        f"\nExample: ``nn.init.{new_name}(w)`` is the current spelling."
+    )
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)

@@ -1,4 +1,6 @@
-"""Arithmetic ops: add, sub, mul, div, neg, pow, remainder, maximum/minimum, where.
+"""Arithmetic ops: add, sub, mul, div, neg, pow, remainder, maximum/minimum, where, and
+the pointwise binary functions fmod, fmax/fmin, logaddexp/logaddexp2, hypot, copysign,
+nextafter, ldexp, frexp and heaviside.
 
 Every op is an entry of the derivative table (``hookgrad.ops.table``). Broadcasting
 needs no code here: the engine sums each gradient down to its input's shape (and casts
@@ -12,7 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad.ops.base import Op
+from hookgrad.ops.kernels import libm
 from hookgrad.ops.kernels import pow as pow_kernels
+from hookgrad.ops.kernels.fma import fma32, fma64
+from hookgrad.ops.not_implemented import NotImplementedBackward
 from hookgrad.ops.table import entry, helper
 
 # ---------------------------------------------------------------- add / sub / neg
@@ -208,3 +214,207 @@ Where = entry(
     other="where(condition, 0, grad)",
     elementwise=True,
 )
+
+
+# ---------------------------------------------------------------- fmod, fmax, fmin
+
+
+def _fmod(a: Any, b: Any) -> Any:
+    """C's ``fmod`` (the remainder with the sign of ``a``); integers refuse a zero divisor
+    as torch does."""
+    if a.dtype.kind in "iub" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return np.fmod(a, b)
+
+
+# ``self - trunc(self / other) * other``: ``grad`` for ``self``; with a Python-number
+# ``other`` it gets no edge.
+Fmod = entry(
+    "fmod.Tensor(Tensor self, Tensor other) -> Tensor",
+    _fmod,
+    node="FmodBackward1",
+    quiet=True,
+    self="grad",
+    other="-grad * self.div(other, rounding_mode='trunc')",
+    elementwise=True,
+)
+FmodScalar = entry(
+    "fmod.Scalar(Tensor self, Scalar other) -> Tensor",
+    _fmod,
+    node="FmodBackward0",
+    quiet=True,
+    self="grad",
+)
+# The maximum (minimum) ignoring NaN: the gradient goes to the input the result is, to
+# ``self`` on ties.
+Fmax = entry(
+    "fmax(Tensor self, Tensor other) -> Tensor",
+    np.fmax,
+    self="grad.masked_fill(((self >= other) | other.isnan()).logical_not(), 0)",
+    other="grad.masked_fill((self >= other) | other.isnan(), 0)",
+    elementwise=True,
+)
+Fmin = entry(
+    "fmin(Tensor self, Tensor other) -> Tensor",
+    np.fmin,
+    self="grad.masked_fill(((self <= other) | other.isnan()).logical_not(), 0)",
+    other="grad.masked_fill((self <= other) | other.isnan(), 0)",
+    elementwise=True,
+)
+
+# ---------------------------------------------------------------- logaddexp, hypot
+
+
+def _fused(a: Any, b: Any, c: Any) -> Any:
+    return fma32(a, b, c) if a.dtype == np.float32 else fma64(a, b, c)
+
+
+def _logaddexp(a: Any, b: Any) -> Any:
+    """``log(exp(a) + exp(b))`` as torch's scalar kernel: ``m + log1p(exp(-|a - b|))``
+    with ``m = max(a, b)`` (``a`` where both are the same infinity)."""
+    if a.dtype.kind == "c":
+        larger = np.where(a.real >= b.real, a, b)
+        smaller = np.where(a.real >= b.real, b, a)
+        return np.log1p(np.exp(smaller - larger)) + larger
+    wide = a.dtype == np.float16
+    x, y = (a.astype(np.float32), b.astype(np.float32)) if wide else (a, b)
+    value = np.maximum(x, y) + libm.log1p(libm.exp(-np.abs(x - y)))
+    value = np.where(np.isinf(x) & (x == y), x, value)
+    return value.astype(a.dtype)
+
+
+def _logaddexp2(a: Any, b: Any) -> Any:
+    """``log2(2^a + 2^b)``: ``m + log1p(exp2(-|a - b|)) / ln 2`` (the product fused)."""
+    wide = a.dtype == np.float16
+    x, y = (a.astype(np.float32), b.astype(np.float32)) if wide else (a, b)
+    inverse_ln2 = x.dtype.type(1.0 / np.log(2.0))
+    value = _fused(libm.log1p(libm.exp2(-np.abs(x - y))), inverse_ln2, np.maximum(x, y))
+    value = np.where(np.isinf(x) & (x == y), x, value)
+    return value.astype(a.dtype)
+
+
+Logaddexp = entry(
+    "logaddexp(Tensor self, Tensor other) -> Tensor",
+    _logaddexp,
+    quiet=True,
+    self="grad / (1 + exp(other - self)).conj()",
+    other="grad / (1 + exp(self - other)).conj()",
+    elementwise=True,
+)
+Logaddexp2 = entry(
+    "logaddexp2(Tensor self, Tensor other) -> Tensor",
+    _logaddexp2,
+    quiet=True,
+    self="grad / (1 + pow(2, other - self))",
+    other="grad / (1 + pow(2, self - other))",
+    elementwise=True,
+)
+# ``sqrt(self^2 + other^2)`` without overflow (the C library's ``hypot``).
+Hypot = entry(
+    "hypot(Tensor self, Tensor other) -> Tensor",
+    np.hypot,
+    quiet=True,
+    self="grad * self / result",
+    other="grad * other / result",
+    elementwise=True,
+)
+
+# ---------------------------------------------------------------- copysign, nextafter
+
+# ``|self|`` with ``other``'s sign: ``self``'s gradient is ``grad * result / self`` (0 at
+# 0); ``other`` gets a zero gradient.
+helper(
+    "copysign_tensor_self_backward(grad, self, result)",
+    "grad * (result / self).masked_fill(self == 0, 0)",
+)
+Copysign = entry(
+    "copysign.Tensor(Tensor self, Tensor other) -> Tensor",
+    np.copysign,
+    quiet=True,
+    self="copysign_tensor_self_backward(grad, self, result)",
+    # NOTE: torch's ``zeros_like(other)`` saves only ``other``'s shape: ``grad``'s, reduced
+    # to it, is the same zero.
+    other="zeros_like(grad)",
+    elementwise=True,
+)
+CopysignScalar = entry(
+    "copysign.Scalar(Tensor self, Scalar other) -> Tensor",
+    np.copysign,
+    node="CopysignBackward1",
+    quiet=True,
+    self="copysign_tensor_self_backward(grad, self, result)",
+)
+# The next representable number after ``self`` towards ``other``.
+Nextafter = entry(
+    "nextafter(Tensor self, Tensor other) -> Tensor",
+    np.nextafter,
+    self="where(self != other, grad, 0)",
+    other="zeros_like(other)",
+    elementwise=True,
+)
+
+# ---------------------------------------------------------------- ldexp, frexp
+
+
+def _ldexp(a: Any, b: Any) -> Any:
+    """``self * 2 ** other`` as torch's ``mul(self, pow(2.0, other))``: the power in
+    ``other``'s floating dtype (the default one for integers), then the product."""
+    if b.dtype.kind not in "fc":
+        b = b.astype(_default_float(a))
+    if b.dtype in pow_kernels.FLOATING:
+        power = pow_kernels.pow_scalar_tensor(2.0, b)
+    else:
+        power = np.power(2.0, b).astype(b.dtype)
+    return np.multiply(a, power)
+
+
+def _default_float(a: Any) -> Any:
+    """The float dtype ``pow(2.0, integer tensor)`` takes: the one of ``self`` when it is
+    floating (the tensor layer passes integer ``self`` already as the default float)."""
+    return a.dtype if a.dtype.kind in "fc" else np.dtype(np.float32)
+
+
+Ldexp = entry(
+    "ldexp.Tensor(Tensor self, Tensor other) -> Tensor",
+    _ldexp,
+    quiet=True,
+    self="grad * pow(2, other).conj()",
+    other="grad * result.conj() * M_LN2",
+    elementwise=True,
+)
+
+
+class Frexp(Op):
+    """``frexp(self)``: the mantissa in [0.5, 1) (signed) and the exponent (int32) with
+    ``self = mantissa * 2 ** exponent``. The mantissa's gradient is ``grad / 2 **
+    exponent``; the exponent is not differentiable."""
+
+    input_names = ("self",)
+    output_names = ("mantissa", "exponent")
+    saves = ("exponent",)
+    differentiable_outputs = 1
+
+    def forward(self, a: Any) -> Any:
+        mantissa, exponent = np.frexp(a)
+        return mantissa, exponent.astype(np.int32)
+
+    def backward(self, grad: Any) -> Any:
+        (exponent,) = self.unpack()
+        return (grad / exponent.exp2(),)
+
+
+# ---------------------------------------------------------------- heaviside
+
+
+class Heaviside(NotImplementedBackward):
+    """``heaviside(input, values)``: 0 below 0, 1 above, ``values`` at 0. torch has no
+    derivative for it: its node is ``NotImplemented``."""
+
+    aten_name = "heaviside"
+    input_names = ("self", "values")
+
+    def __init__(self, aten_name: str = "heaviside") -> None:
+        self.aten_name = aten_name  # ``heaviside_`` for the in-place variant
+
+    def forward(self, a: Any, values: Any) -> Any:
+        return np.where(a == 0, values, a > 0).astype(np.result_type(a, values))

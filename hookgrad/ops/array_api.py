@@ -16,6 +16,7 @@ import numpy as np
 
 from hookgrad import grad_mode
 from hookgrad.ops.kernels import blas
+from hookgrad.ops.kernels import pow as pow_kernels
 from hookgrad.ops.kernels import sum as sum_kernels
 
 
@@ -31,6 +32,13 @@ def rsqrt(x: Any) -> Any:
 
 
 def pow(x: Any, exponent: Any) -> Any:  # noqa: A001 (torch's name)
+    """``x ** exponent`` as torch computes it for a floating array (``x * x * x`` for 3,
+    Sleef's ``pow`` for most exponents: ``hookgrad.ops.kernels.pow``)."""
+    if isinstance(x, np.ndarray) and x.dtype in pow_kernels.FLOATING:
+        if isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
+            return pow_kernels.pow_tensor_scalar(x, exponent)
+        if isinstance(exponent, np.ndarray) and exponent.dtype == x.dtype:
+            return pow_kernels.pow_tensor_tensor(x, exponent)
     return np.power(x, exponent)
 
 

@@ -65,7 +65,8 @@ def kernel_positions(kernel: Sequence[int]) -> Iterator[tuple[int, ...]]:
     return itertools.product(*(range(k) for k in kernel))
 
 
-def _pad(x: np.ndarray, padding: Sequence[int], value: float = 0.0) -> np.ndarray:
+def pad_spatial(x: np.ndarray, padding: Sequence[int], value: float = 0.0) -> np.ndarray:
+    """``x`` with ``padding`` values on both sides of each spatial dim."""
     if not any(padding):
         return x
     return np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding], constant_values=value)
@@ -101,7 +102,7 @@ def conv_forward(
     """``x (N, C, *S)`` convolved (cross-correlated) with ``w (O, C/groups, *K)``."""
     nd = x.ndim - 2
     kernel = w.shape[2:]
-    win = windows(_pad(x, padding), kernel, stride, dilation)
+    win = windows(pad_spatial(x, padding), kernel, stride, dilation)
     n, c = x.shape[:2]
     out_size = win.shape[2 : 2 + nd]
     cg, og = c // groups, w.shape[0] // groups
@@ -291,6 +292,9 @@ class ConvolutionBackward(_ConvolutionParams):
     def forward(self, grad: Any, x: Any, w: Any) -> Any:
         need_input, need_weight, need_bias = self.output_mask
         params = self.params
+        if np.iscomplexobj(x) or np.iscomplexobj(w):
+            # The conjugate Wirtinger gradient: products with the conjugated operands.
+            x, w = np.conj(x), np.conj(w)
         if need_input:
             grad_input = conv_input_grad(grad, w, x.shape[2:], params)
         else:
@@ -351,3 +355,37 @@ def convolution(
     """Apply ``Convolution`` to tensors (arguments already checked)."""
     op = Convolution(stride, padding, dilation, transposed, output_padding, groups)
     return x._apply_op(op, w, b)
+
+
+class ConvTbc(Op):
+    """torch's ``conv_tbc``: a 1-d convolution of a time-batch-channel ``self`` ``(T, B,
+    C_in)`` with ``weight`` ``(K, C_in, C_out)`` plus ``bias``, ``pad`` zeros on each side
+    of time. Its backward is ``convolution_backward`` of the channel-first layout."""
+
+    input_names = ("self", "weight", "bias")
+    saves = ("self", "weight", "bias")
+    saved_attributes = ("pad",)
+
+    def __init__(self, pad: int) -> None:
+        self.pad = pad
+
+    @property
+    def params(self) -> ConvParams:
+        return ((1,), (self.pad,), (1,), False, (0,), 1)
+
+    def forward(self, x: Any, w: Any, b: Any) -> Any:
+        out = conv_forward(x.transpose(1, 2, 0), w.transpose(2, 1, 0), (1,), (self.pad,), (1,), 1)
+        return np.ascontiguousarray((out + b[:, None]).transpose(2, 0, 1))
+
+    def backward(self, grad: Any) -> Any:
+        x, w, _ = self.unpack()
+        mask = self.needs_input_grad
+        backward = ConvolutionBackward(*self.params, output_mask=mask)
+        grad_input, grad_weight, grad_bias = grad.permute(1, 2, 0)._apply_op(
+            backward, x.permute(1, 2, 0), w.permute(2, 1, 0)
+        )
+        return (
+            grad_input.permute(2, 0, 1) if mask[0] else None,
+            grad_weight.permute(2, 1, 0) if mask[1] else None,
+            grad_bias if mask[2] else None,
+        )

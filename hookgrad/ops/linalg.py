@@ -1,4 +1,7 @@
-"""Linear algebra ops: the matrix products (mm, bmm, mv, dot, addmm ...), einsum, trace.
+"""Linear algebra ops: the matrix products (mm, bmm, mv, dot, addmm ...), einsum, trace;
+``linalg_cross``, ``addcmul``/``addcdiv``, and the distances and norms (``dist``,
+``norm`` with a dim, ``renorm``, ``cdist``, ``pdist``). The factorizations and solvers of
+``torch.linalg`` are in ``hookgrad.ops.decompositions``.
 
 The two-operand products (mm, bmm, mv, dot, vdot, addmm, addmv, baddbmm, addr) are entries
 of the derivative table (``hookgrad.ops.table``) with torch's formulas: ``mm``'s gradients
@@ -29,7 +32,8 @@ import numpy as np
 
 from hookgrad.ops.base import Op
 from hookgrad.ops.kernels import blas
-from hookgrad.ops.table import call, entry, helper
+from hookgrad.ops.reduction import VectorNorm
+from hookgrad.ops.table import ARRAY_NAMESPACE, ENTRIES, call, entry, function, helper
 
 LETTERS = string.ascii_uppercase + string.ascii_lowercase
 
@@ -401,3 +405,258 @@ class Trace(Op):
 
 def _conj(value: Any) -> Any:
     return value.conjugate() if isinstance(value, complex) else value
+
+
+# ---------------------------------------------------------------- cross, addcmul, addcdiv
+
+# ``linalg.cross`` (``torch.cross`` too): 3-vectors along ``dim``, batch dims broadcast.
+LinalgCross = entry(
+    "linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+    lambda a, b, dim: np.cross(a, b, axis=dim),
+    self="linalg_cross(other.conj(), grad, dim)",
+    other="linalg_cross(grad, self.conj(), dim)",
+)
+# ``self + value * tensor1 * tensor2`` in one kernel (torch's order of operations).
+Addcmul = entry(
+    "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+    lambda a, t1, t2, value: a + value * t1 * t2,
+    self="grad",
+    tensor1="grad * (tensor2 * value).conj()",
+    tensor2="grad * (tensor1 * value).conj()",
+)
+# torch's C++ ``Scalar / Tensor``: the number filled into a tensor, then divided
+# (DivBackward0), unlike a ``double / Tensor`` (a reciprocal times the number).
+function(
+    "scalar_div", lambda number, x: number / x, lambda number, x: x.new_full(x.shape, number) / x
+)
+Addcdiv = entry(
+    "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+    lambda a, t1, t2, value: a + value * t1 / t2,
+    quiet=True,
+    self="grad",
+    tensor1="grad * scalar_div(value, tensor2).conj()",
+    tensor2="-grad * (value * tensor1 / (tensor2 * tensor2)).conj()",
+)
+
+
+# ---------------------------------------------------------------- distances and norms
+
+
+def _pnorm(size: Any, p: float, axis: Any) -> Any:
+    """The ``p``-norm of non-negative ``size`` over ``axis`` (0: non-zeros counted)."""
+    if p == 0:
+        return np.sum(size != 0, axis=axis, dtype=size.dtype)
+    if p == math.inf:
+        return np.amax(size, axis=axis, initial=0)
+    if p == -math.inf:
+        return np.amin(size, axis=axis)
+    if p == 1:
+        return np.sum(size, axis=axis)
+    if p == 2:
+        return np.sqrt(np.sum(size * size, axis=axis))
+    return np.sum(size**p, axis=axis) ** (1.0 / p)
+
+
+def _dist(a: Any, b: Any, p: float) -> Any:
+    size = np.abs(a - b)
+    return np.asarray(_pnorm(size, p, None), dtype=size.dtype)
+
+
+# ``torch.dist``: the ``p``-norm of ``self - other`` over all elements (broadcast).
+Dist = entry(
+    "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor",
+    _dist,
+    quiet=True,
+    self="norm_backward(grad, self - other, p, result, (), True)",
+    other="-norm_backward(grad, self - other, p, result, (), True)",
+)
+# ``torch.norm(x, p, dim)`` with a dim (``frobenius_norm`` calls it): NormBackward1.
+NormScalarOptDim = entry(
+    "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor",
+    lambda a, p, dim, keepdim: _pnorm_keep(np.abs(a), 2 if p is None else p, dim, keepdim),
+    node="NormBackward1",
+    quiet=True,
+    self="norm_backward(grad, self, p, result, dim, keepdim)",
+)
+
+
+def _pnorm_keep(size: Any, p: float, dim: Any, keepdim: bool) -> Any:
+    axis = tuple(d % max(size.ndim, 1) for d in dim) if size.ndim else None
+    result = np.asarray(_pnorm(size, p, axis))
+    if keepdim and size.ndim:
+        result = np.expand_dims(result, axis)
+    return result
+
+
+def _renorm_dims(ndim: int, dim: int) -> tuple[int, ...]:
+    """All dims but ``dim``: ``renorm`` normalises each slice along ``dim``."""
+    dim = dim % max(ndim, 1)
+    return tuple(d for d in range(ndim) if d != dim)
+
+
+def _accumulate(dtype: Any) -> Any:
+    """torch's CPU accumulation dtype: double for float, complex double for complex."""
+    return np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+
+
+def _renorm(a: Any, p: float, dim: int, maxnorm: float) -> Any:
+    dims = _renorm_dims(a.ndim, dim)
+    norm = _pnorm(np.abs(a.astype(_accumulate(a.dtype))), p, dims)
+    norm = np.expand_dims(norm, dims) if dims else norm
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    return (a * factor.astype(a.real.dtype if a.dtype.kind == "c" else a.dtype)).astype(a.dtype)
+
+
+def _renorm_backward_arrays(grad: Any, a: Any, p: float, dim: int, maxnorm: float) -> Any:
+    dims = _renorm_dims(a.ndim, dim)
+    accumulate = _accumulate(a.dtype)
+    size = np.abs(a.astype(accumulate))
+    norm = _pnorm(size, p, dims)
+    norm = np.expand_dims(norm, dims) if dims else norm
+    product = np.conj(a) * grad
+    if product.dtype.kind == "c":
+        product = product.real
+    product = np.sum(product, axis=dims, keepdims=True, dtype=np.float64)
+    nb = ARRAY_NAMESPACE["norm_backward"](product, a, p, norm, dims, True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        invnorm = 1 / (norm + 1e-7)
+        scaled = maxnorm * invnorm * (grad - invnorm * nb)
+        return np.where(norm > maxnorm, scaled.astype(grad.dtype), grad)
+
+
+def _renorm_backward_tensors(grad: Any, a: Any, p: float, dim: int, maxnorm: float) -> Any:
+    dims = _renorm_dims(a.ndim, dim)
+    accumulate = _accumulate(a._data.dtype)
+    norm = a._apply_op(VectorNorm(p, dims, True, np.dtype(accumulate)))
+    product = a.conj() * grad
+    if product.is_complex():
+        product = product.real
+    product = product.sum(dims, True, dtype=norm.dtype)
+    nb = call("norm_backward", product, a, p, norm, dims, True)
+    # torch's C++ arithmetic with numbers: ``norm + 1e-7`` and ``maxnorm * x`` are the
+    # Scalar overloads (AddBackward1, MulBackward1).
+    invnorm = norm._apply_op(ENTRIES["add.Scalar"](1e-7)).reciprocal()
+    scaled = invnorm._apply_op(ENTRIES["mul.Scalar"](maxnorm)) * (grad - invnorm * nb)
+    return scaled.to(grad.dtype).where(norm > maxnorm, grad)
+
+
+# torch's ``renorm_backward``: the norm (in double) of each slice along ``dim``, and the
+# gradient of the rescaling where it exceeded ``maxnorm``.
+function("renorm_backward", _renorm_backward_arrays, _renorm_backward_tensors)
+Renorm = entry(
+    "renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor",
+    _renorm,
+    self="renorm_backward(grad, self, p, dim, maxnorm)",
+)
+
+
+def _pairs(x1: Any, x2: Any) -> Any:
+    """``x1[..., i, :] - x2[..., j, :]`` for every pair ``(i, j)``."""
+    return x1[..., :, None, :] - x2[..., None, :, :]
+
+
+class Cdist(Op):
+    """torch's ``_cdist_forward``: the ``p``-norm distance of every row of ``x1`` to every
+    row of ``x2`` (batch dims broadcast), summed directly over the columns."""
+
+    input_names = ("x1", "x2")
+    saves = ("x1", "x2", "result")
+    saved_attributes = ("p",)
+    quiet = True
+
+    def __init__(self, p: float, compute_mode: int | None = None) -> None:
+        self.p = p
+        self.compute_mode = compute_mode
+
+    def forward(self, x1: Any, x2: Any) -> Any:
+        return np.asarray(_pnorm(np.abs(_pairs(x1, x2)), self.p, -1), dtype=x1.dtype)
+
+    def backward(self, grad: Any) -> Any:
+        x1, x2, dist = self.unpack()
+        needs_x1, needs_x2 = self.needs_input_grad
+        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+        contributions = _distance_gradient(grad.unsqueeze(-1), diff, dist.unsqueeze(-1), self.p)
+        return (
+            contributions.sum(-2) if needs_x1 else None,
+            -contributions.sum(-3) if needs_x2 else None,
+        )
+
+
+def _distance_gradient(grad: Any, diff: Any, dist: Any, p: float) -> Any:
+    """torch's per-pair term of ``_cdist_backward``/``_pdist_backward``: the gradient of
+    ``||diff||_p`` times ``grad``, 0 where the distance is 0."""
+    if p == 0:
+        return diff.new_zeros(tuple(diff.shape))
+    if p == 1:
+        return diff.sign() * grad
+    if p == math.inf:
+        return grad * diff.sign() * (diff.abs() == dist)
+    at_zero = (dist == 0).expand(*diff.shape)
+    if p == 2:
+        return (diff * grad / dist).masked_fill(at_zero, 0)
+    if p < 2:
+        at_zero = at_zero | (diff == 0)
+        term = diff.sign() * diff.abs().pow(p - 1) * grad / dist.pow(p - 1)
+        return term.masked_fill(at_zero, 0)
+    return (diff * diff.abs().pow(p - 2) * grad / dist.pow(p - 1)).masked_fill(at_zero, 0)
+
+
+class EuclideanDist(Op):
+    """torch's ``_euclidean_dist`` (cdist's 2-norm for many rows): through one matrix
+    product, ``||a||^2 - 2 a.b + ||b||^2``, clamped at 0, square-rooted."""
+
+    input_names = ("x1", "x2")
+    saves = ("x1", "x2", "result")
+    quiet = True
+
+    def forward(self, x1: Any, x2: Any) -> Any:
+        x1_norm = np.sum(x1 * x1, axis=-1, keepdims=True)
+        x2_norm = np.sum(x2 * x2, axis=-1, keepdims=True)
+        x1_ = np.concatenate([x1 * -2, x1_norm, np.ones_like(x1_norm)], axis=-1)
+        x2_ = np.concatenate([x2, np.ones_like(x2_norm), x2_norm], axis=-1)
+        result = np.matmul(x1_, np.swapaxes(x2_, -1, -2))
+        return np.sqrt(np.maximum(result, 0))
+
+    def backward(self, grad: Any) -> Any:
+        x1, x2, result = self.unpack()
+        ratio = (grad / result).masked_fill(result == 0, 0)
+        return (
+            x1 * ratio.sum(-1, True) - ratio.matmul(x2),
+            x2 * ratio.sum(-2, False).unsqueeze(-1) - ratio.mT.matmul(x1),
+        )
+
+
+def pair_indices(n: int) -> tuple[Any, Any]:
+    """The row pairs ``i < j`` of ``pdist``, in its order: (0, 1), (0, 2) ... (1, 2) ..."""
+    rows, cols = np.triu_indices(n, 1)
+    return rows, cols
+
+
+class Pdist(Op):
+    """torch's ``_pdist_forward``: the ``p``-norm distance of every pair of rows ``i < j``."""
+
+    input_names = ("self",)
+    saves = ("self", "result")
+    saved_attributes = ("p",)
+    quiet = True
+
+    def __init__(self, p: float = 2) -> None:
+        self.p = p
+
+    def forward(self, x: Any) -> Any:
+        rows, cols = pair_indices(x.shape[0])
+        return np.asarray(_pnorm(np.abs(x[rows] - x[cols]), self.p, -1), dtype=x.dtype)
+
+    def backward(self, grad: Any) -> Any:
+        x, dist = self.unpack()
+        n = x.shape[0]
+        if n < 2:
+            return x.new_zeros(tuple(x.shape))
+        rows, cols = pair_indices(n)
+        rows_t = grad.new_tensor(rows, dtype=np.int64)
+        cols_t = grad.new_tensor(cols, dtype=np.int64)
+        diff = x.index_select(0, rows_t) - x.index_select(0, cols_t)
+        term = _distance_gradient(grad.unsqueeze(-1), diff, dist.unsqueeze(-1), self.p)
+        zeros = x.new_zeros(tuple(x.shape))
+        return zeros.index_add(0, rows_t, term).index_add(0, cols_t, -term)

@@ -1,5 +1,5 @@
 """Loss ops: mse, smooth L1 / Huber, negative log-likelihood, binary cross-entropy (on
-probabilities and on logits).
+probabilities and on logits), soft margin, and the multi-class margin losses.
 
 Each op reduces inside its forward, so the loss is one node with torch's name
 (``MseLossBackward0`` ...) whatever the reduction. ``reduction`` is torch's int:
@@ -10,7 +10,10 @@ and the two binary cross-entropies are entries of the derivative table
 optional ``weight`` and ``pos_weight`` are tensor inputs without a formula (no edge, as
 torch). ``nll_loss`` is hand-written: torch's node saves ``total_weight``, a second
 output of its forward, which the table does not express; its backward is an op too
-(``NllLossBackwardBackward0``).
+(``NllLossBackwardBackward0``). The multi-class margin losses are hand-written as torch's
+kernels loop (their sums in torch's order); torch has no derivative for their backwards,
+whose node is ``NotImplemented``. The other losses of ``nn`` are composites of tensor ops
+(``hookgrad.nn.functional.loss``), as in torch.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import numpy as np
 from hookgrad import grad_mode
 from hookgrad.ops import arithmetic, array_api
 from hookgrad.ops.base import Op
+from hookgrad.ops.not_implemented import NotImplementedBackward
 from hookgrad.ops.table import entry, function, helper
 
 # ``self / other`` for a Python number: the division torch's C++ losses do (``DivBackward1``;
@@ -393,3 +397,254 @@ BinaryCrossEntropyWithLogits = entry(
     target="binary_cross_entropy_with_logits_target_backward(grad, self, target, weight,"
     " pos_weight, reduction)",
 )
+
+
+# ---------------------------------------------------------------- soft margin
+
+
+def _soft_margin_loss(a: Any, t: Any, reduction: int) -> Any:
+    """``log(1 + exp(-self * target))``, computed as torch's kernel chains it."""
+    loss = np.log(np.exp(np.negative(a) * t) + 1)
+    return _apply_loss_reduction(loss, reduction)
+
+
+def _soft_margin_loss_backward(grad_output: Any, a: Any, t: Any, reduction: int) -> Any:
+    z = np.exp(-t * a)
+    grad = (t * z) * a.dtype.type(-_norm(a, reduction))
+    return grad / (z + 1) * grad_output
+
+
+helper(
+    "soft_margin_loss_double_backward(grad, input, target, reduction)",
+    "_loss_mean(_soft_margin_z(grad, target, (input * -target).exp()), input, reduction)",
+)
+helper("_soft_margin_z(grad, target, z)", "_soft_margin_z1(grad, target, z, z + 1)")
+helper(
+    "_soft_margin_z1(grad, target, z, zplus1)",
+    "grad * (target * target) * z / (zplus1 * zplus1)",
+)
+helper(
+    "soft_margin_loss_double_backward_grad_output(grad, grad_output, input, target, reduction)",
+    "soft_margin_loss_backward(grad, input, target, reduction) if reduction == 0 "
+    "else (soft_margin_loss_backward(ones_like(grad_output), input, target, reduction)"
+    " * grad).sum()",
+)
+
+# ``log(1 + exp(-target * self))`` for targets of 1 or -1, reduced; ``target`` gets no
+# gradient (no edge), as in torch.
+SoftMarginLoss = entry(
+    "soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
+    _soft_margin_loss,
+    quiet=True,
+    self="soft_margin_loss_backward(grad, self, target, reduction)",
+)
+SoftMarginLossBackward = entry(
+    "soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction)"
+    " -> Tensor",
+    _soft_margin_loss_backward,
+    quiet=True,
+    grad_output="soft_margin_loss_double_backward_grad_output(grad, grad_output, self, target,"
+    " reduction)",
+    self="soft_margin_loss_double_backward(grad * grad_output, self, target, reduction)",
+)
+
+
+# ---------------------------------------------------------------- multi-class margins
+
+
+def _rows(a: Any) -> Any:
+    """A 0-d or 1-d input as one row of a matrix."""
+    return a.reshape(1, -1) if a.ndim < 2 else a
+
+
+def _accumulated(values: list[Any]) -> float:
+    """``values`` added in order in double precision (torch's ``accscalar_t`` on CPU)."""
+    total = 0.0
+    for value in values:
+        total += float(value)
+    return total
+
+
+def _multi_margin_terms(x: Any, target: Any, p: int, margin: float, weight: Any) -> Any:
+    """Per row ``n`` and class ``d``: ``max(0, margin - x[n, y_n] + x[n, d])`` (squared
+    for ``p == 2``, times ``weight[y_n]``), 0 at ``d == y_n``."""
+    picked = np.take_along_axis(x, target[:, None], axis=1)
+    z = x.dtype.type(margin) - picked + x
+    terms = np.where(z > 0, z if p == 1 else z * z, 0).astype(x.dtype)
+    if weight is not None:
+        terms = terms * weight[target][:, None]
+    terms[np.arange(len(target)), target] = 0
+    return terms
+
+
+def _row_sums(terms: Any) -> list[Any]:
+    """Each row's terms added in order, as torch's loop adds them."""
+    sums = []
+    for row in terms:
+        total = row.dtype.type(0)
+        for value in row:
+            total = total + value
+        sums.append(total)
+    return sums
+
+
+class MultiMarginLoss(Op):
+    """torch's ``multi_margin_loss``: for each row ``x`` with class ``y``, the mean over
+    the other classes of ``max(0, margin - x[y] + x[d]) ** p`` (``p`` 1 or 2), times
+    ``weight[y]``; reduced. ``target`` and ``weight`` get no edge."""
+
+    input_names = ("self", "target", "weight")
+    non_differentiable = ("target", "weight")
+    saves = ("self", "target", "weight")
+    saved_attributes = ("margin", "p", "reduction")
+
+    def __init__(self, p: int, margin: float, reduction: int) -> None:
+        self.p = p
+        self.margin = margin
+        self.reduction = reduction
+
+    def forward(self, a: Any, target: Any, weight: Any) -> Any:
+        x = _rows(a)
+        dim = x.shape[1]
+        terms = _multi_margin_terms(x, target.reshape(-1), self.p, self.margin, weight)
+        per_row = [total / a.dtype.type(dim) for total in _row_sums(terms)]
+        if self.reduction == REDUCTIONS["none"] and target.ndim > 0:
+            return np.asarray(per_row, a.dtype)
+        total = _accumulated(per_row)
+        if self.reduction == _MEAN:
+            total /= len(per_row)
+        return np.asarray(total, a.dtype)
+
+    def backward(self, grad: Any) -> Any:
+        a, target, weight = self.unpack()
+        op = MultiMarginLossBackward(self.p, self.margin, self.reduction)
+        return grad._apply_op(op, a, target, weight), None, None
+
+
+class MultiMarginLossBackward(NotImplementedBackward):
+    """torch's ``multi_margin_loss_backward`` (no derivative of its own)."""
+
+    aten_name = "multi_margin_loss_backward"
+    input_names = ("grad_output", "self", "target", "weight")
+    non_differentiable = ("target", "weight")
+
+    def __init__(self, p: int, margin: float, reduction: int) -> None:
+        self.p = p
+        self.margin = margin
+        self.reduction = reduction
+
+    def forward(self, grad_output: Any, a: Any, target: Any, weight: Any) -> Any:
+        x = _rows(a)
+        rows, dim = x.shape
+        target = target.reshape(-1)
+        scale = 1.0 / (rows * dim) if self.reduction == _MEAN else 1.0 / dim
+        g = a.dtype.type(scale)
+        picked = np.take_along_axis(x, target[:, None], axis=1)
+        z = a.dtype.type(self.margin) - picked + x
+        slope = g if self.p == 1 else a.dtype.type(2) * g * z
+        h = np.where(z > 0, slope, 0).astype(a.dtype)
+        if weight is not None:
+            h = h * weight[target][:, None]
+        h[np.arange(rows), target] = 0
+        h[np.arange(rows), target] = -np.array(_row_sums(h), a.dtype)
+        if self.reduction != REDUCTIONS["none"] or grad_output.ndim == 0:
+            h = h * grad_output
+        else:
+            h = h * grad_output.reshape(-1, 1)
+        return h.reshape(a.shape)
+
+
+class MultilabelMarginLoss(Op):
+    """torch's ``multilabel_margin_loss_forward``: per row, the target classes are the
+    leading entries of ``target`` up to the first -1; the loss adds ``max(0, 1 - x[j] +
+    x[i])`` over target classes ``j`` and the other classes ``i``, divided by the number
+    of classes. The second output ``is_target`` (no history) marks the target classes."""
+
+    input_names = ("self", "target")
+    non_differentiable = ("target",)
+    saves = ("self", "target", "is_target")
+    saved_attributes = ("reduction",)
+    output_names = ("result", "is_target")
+    differentiable_outputs = 1
+
+    def __init__(self, reduction: int) -> None:
+        self.reduction = reduction
+
+    def forward(self, a: Any, target: Any) -> Any:
+        x = _rows(a)
+        targets = _rows(target.reshape(a.shape) if a.ndim < 2 else target)
+        is_target = _is_target(targets, a.dtype)
+        dim = x.shape[1]
+        per_row = []
+        one = a.dtype.type(1)
+        for row, labels, marks in zip(x, targets, is_target):
+            terms = []
+            for label in _labels(labels):
+                for d in range(dim):
+                    if not marks[d]:
+                        z = one - row[label] + row[d]
+                        if z > 0:
+                            terms.append(z)
+            per_row.append(a.dtype.type(_accumulated(terms)))
+        if self.reduction == REDUCTIONS["none"] and a.ndim == 2:
+            loss = np.asarray([total / a.dtype.type(dim) for total in per_row], a.dtype)
+        else:
+            total = _accumulated(per_row) / dim
+            if self.reduction == _MEAN:
+                total /= len(per_row)
+            loss = np.asarray(total, a.dtype)
+        return loss, is_target.reshape(target.shape)
+
+    def backward(self, grad: Any) -> Any:
+        a, target, is_target = self.unpack()
+        op = MultilabelMarginLossBackward(self.reduction)
+        return grad._apply_op(op, a, target, is_target), None
+
+
+def _labels(labels: Any) -> list[int]:
+    """A row's target classes: its entries up to the first negative one."""
+    chosen = []
+    for label in labels:
+        if label < 0:
+            break
+        chosen.append(int(label))
+    return chosen
+
+
+def _is_target(targets: Any, dtype: Any) -> Any:
+    marks = np.zeros(targets.shape, dtype)
+    for row, labels in zip(marks, targets):
+        row[_labels(labels)] = 1
+    return marks
+
+
+class MultilabelMarginLossBackward(NotImplementedBackward):
+    """torch's ``multilabel_margin_loss_backward`` (no derivative of its own)."""
+
+    aten_name = "multilabel_margin_loss_backward"
+    input_names = ("grad_output", "self", "target", "is_target")
+    non_differentiable = ("target", "is_target")
+
+    def __init__(self, reduction: int) -> None:
+        self.reduction = reduction
+
+    def forward(self, grad_output: Any, a: Any, target: Any, is_target: Any) -> Any:
+        x = _rows(a)
+        targets = _rows(target.reshape(a.shape) if a.ndim < 2 else target)
+        marks = _rows(is_target.reshape(a.shape) if a.ndim < 2 else is_target)
+        rows, dim = x.shape
+        scale = 1.0 / (rows * dim) if self.reduction == _MEAN else 1.0 / dim
+        g = a.dtype.type(scale)
+        grad = np.zeros_like(x)
+        one = a.dtype.type(1)
+        for n in range(rows):
+            for label in _labels(targets[n]):
+                for d in range(dim):
+                    if not marks[n, d] and one - x[n, label] + x[n, d] > 0:
+                        grad[n, label] -= g
+                        grad[n, d] += g
+        if self.reduction != REDUCTIONS["none"] or grad_output.ndim == 0:
+            grad = grad * grad_output
+        else:
+            grad = grad * grad_output.reshape(-1, 1)
+        return grad.reshape(a.shape)

@@ -1,5 +1,6 @@
 """Normalization ops: torch's ``native_batch_norm``, ``native_layer_norm`` and
-``native_group_norm``, and their backwards.
+``native_group_norm``, and their backwards; weight normalization
+(``_weight_norm_interface``) and the all-elements ``norm`` it uses.
 
 Each normalizes ``input`` over some axes (``xhat = (x - mean) * rstd``, biased variance)
 and then applies an optional per-feature ``weight`` and ``bias``. The forward returns, as
@@ -30,6 +31,7 @@ import numpy as np
 from hookgrad import grad_mode
 from hookgrad.ops.arithmetic import MulScalar
 from hookgrad.ops.base import Op
+from hookgrad.ops.table import entry
 from hookgrad.ops.util import unrequested
 
 _state = grad_mode._state
@@ -584,3 +586,91 @@ def _group_norm_backward(
     if mask[2] and grad is not None:
         grad_b = db.sum(0).reshape(op.C)
     return grad_x, grad_w, grad_b
+
+
+# ---------------------------------------------------------------- weight norm
+
+
+def _except_dim(ndim: int, dim: int) -> tuple[int, ...]:
+    return tuple(d for d in range(ndim) if d != dim)
+
+
+class WeightNormInterface(Op):
+    """torch's ``_weight_norm_interface``: ``v * (g / ||v||)`` with the 2-norm taken over
+    every dim but ``dim`` (0 or the last; ``g`` and the norms broadcast along it).
+
+    Outputs: the weight, and the norms (``result1``, of ``g``'s shape, without history).
+    """
+
+    input_names = ("v", "g")
+    saves = ("g", "v", "result1")
+    saved_attributes = ("dim",)
+    differentiable_outputs = 1
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def forward(self, v: Any, g: Any) -> Any:
+        axes = _except_dim(v.ndim, self.dim)
+        norm = np.sqrt(np.sum(v * v, axis=axes, keepdims=True)).astype(g.dtype).reshape(g.shape)
+        return v * (g / norm), norm
+
+    def backward(self, grad: Any) -> Any:
+        g, v, norm = self.unpack()
+        needs = self.needs_input_grad
+        if _state.grad_enabled:
+            grad_v, grad_g = _weight_norm_differentiable_backward(
+                grad.contiguous(), v, g, norm, self.dim
+            )
+        else:
+            grad_v, grad_g = grad._apply_op(WeightNormInterfaceBackward(self.dim), v, g, norm)
+        return grad_v if needs[0] else None, grad_g if needs[1] else None
+
+
+class WeightNormInterfaceBackward(Op):
+    """torch's ``_weight_norm_interface_backward`` on arrays: the gradients of ``v`` and
+    ``g`` (run when no graph is recorded)."""
+
+    input_names = ("grad_w", "saved_v", "saved_g", "saved_norms")
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def forward(self, grad: Any, v: Any, g: Any, norm: Any) -> Any:
+        axes = _except_dim(v.ndim, self.dim)
+        per_dim_sums = np.sum(grad * v, axis=axes, keepdims=True).reshape(g.shape)
+        grad_v = (g / norm) * (grad - v * (per_dim_sums / (norm * norm)))
+        return grad_v, per_dim_sums / norm
+
+
+def _weight_norm_differentiable_backward(
+    grad: Any, v: Any, g: Any, norms: Any, dim: int
+) -> tuple[Any, Any]:
+    """torch's ``_weight_norm_differentiable_backward``: the same gradients as tensor ops
+    (under ``create_graph=True``)."""
+    shape = [1] * v.dim()
+    shape[dim] = v.shape[dim]
+    if dim == 0:
+        per_dim_sums = (grad * v).view(v.shape[0], -1).sum(1).view(shape)
+    else:
+        per_dim_sums = (grad * v).view(-1, v.shape[-1]).sum(0).view(shape)
+    grad_v = (g / norms) * (grad - v * (per_dim_sums / (norms * norms)))
+    return grad_v, per_dim_sums / norms
+
+
+def _norm_all(a: Any, p: float) -> Any:
+    """The ``p``-norm of every element of ``a``."""
+    size = np.abs(a)
+    if p == 2:
+        return np.asarray(np.sqrt(np.sum(size * size)))
+    return np.asarray(np.sum(size**p) ** (1.0 / p))
+
+
+# ``torch.norm(x, p)`` over every element (``norm_except_dim`` with ``dim=-1`` reads it).
+NormScalar = entry(
+    "norm.Scalar(Tensor self, Scalar p=2) -> Tensor",
+    _norm_all,
+    node="NormBackward0",
+    quiet=True,
+    self="norm_backward(grad, self, p, result, (), False)",
+)

@@ -1,13 +1,14 @@
-"""Reductions and scans: sum, mean, var/std, prod, max/min/median, amax/amin,
-logsumexp, vector norms, cumsum/cumprod, softmax and log_softmax.
+"""Reductions and scans: sum, mean, var/std, prod, max/min/median, amax/amin, nansum,
+aminmax, logsumexp, vector norms, cumsum/cumprod, softmax and log_softmax. (Sorting,
+selection and the other scans are in ``hookgrad.ops.sorting``.)
 
-sum, mean, var, std, amax/amin, max/min/median of all elements, logsumexp, the vector
-norm, cumsum, softmax and log_softmax (with their backward ops, whose nodes are torch's
-double-backward nodes) are entries of the derivative table (``hookgrad.ops.table``) with
-torch's formulas. The others are hand-written: var_mean and std_mean (two outputs), prod
-and cumprod (their gradients at zeros are an algorithm) and the ``(values, indices)`` ops
-along a dim (two outputs); their backward is torch's too, written on tensors, so a
-``create_graph=True`` gradient records torch's double-backward graph.
+sum, mean, var, std, amax/amin, max/min/median of all elements, nansum, logsumexp, the
+vector norm, cumsum, softmax and log_softmax (with their backward ops, whose nodes are
+torch's double-backward nodes) are entries of the derivative table (``hookgrad.ops.table``)
+with torch's formulas. The others are hand-written: var_mean, std_mean and aminmax (two
+outputs), prod and cumprod (their gradients at zeros are an algorithm) and the
+``(values, indices)`` ops along a dim (two outputs); their backward is torch's too, written
+on tensors, so a ``create_graph=True`` gradient records torch's double-backward graph.
 
 Every op takes its ``dim`` as the caller gave it (a tuple of ints in any order, negative
 ones included, or None for all dims; an int for the ops along one dim), because torch's
@@ -477,6 +478,73 @@ Amin = entry(
     "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
     lambda a, dim, keepdim: np.amin(a, axis=_axis(dim, a.ndim), keepdims=keepdim),
     self="scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
+    "restore_reduced_dims(result, dim, keepdim) == self, dim)",
+)
+
+
+# ---------------------------------------------------------------- nansum / aminmax
+
+
+def _nansum(a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
+    """``torch.nansum``: the sum with NaNs counted as zero."""
+    if a.dtype.kind in "fc":
+        a = np.where(np.isnan(a), np.zeros((), a.dtype), a)
+    return _sum(a, dim, keepdim, dtype)
+
+
+function("logical_not", np.logical_not, lambda x: x.logical_not())
+helper(
+    "nansum_backward(grad, self, dim, keepdim)",
+    "sum_backward(grad, tuple(self.shape), dim, keepdim) * self.isnan().logical_not()",
+)
+Nansum = entry(
+    "nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)"
+    " -> Tensor",
+    _nansum,
+    self="nansum_backward(grad.to(self.scalar_type()), self, dim, keepdim)",
+)
+
+
+class Aminmax(Op):
+    """``(min, max)`` over ``dim`` (an int, or None for all elements) in one node: torch's
+    ``aminmax_backward``, each gradient shared evenly by the tied extremes (as ``amin`` and
+    ``amax``), the two added."""
+
+    input_names = ("self",)
+    output_names = ("min", "max")
+    # NOTE: torch packs the saved outputs in the alphabetical order of their names.
+    saves = ("self", "max", "min")
+    saved_attributes = ("dim", "keepdim")
+
+    def __init__(self, dim: int | None, keepdim: bool) -> None:
+        self.dim = dim
+        self.keepdim = keepdim
+
+    def forward(self, a: Any) -> Any:
+        if self.dim is None or a.ndim == 0:
+            axis = None
+            keepdims = self.keepdim and a.ndim > 0
+        else:
+            axis = wrapped(self.dim, a.ndim)
+            keepdims = self.keepdim
+        low = np.amin(a, axis=axis, keepdims=keepdims)
+        high = np.amax(a, axis=axis, keepdims=keepdims)
+        return np.asarray(low), np.asarray(high)
+
+    def backward(self, grad_min: Any, grad_max: Any) -> Any:
+        x, high, low = self.unpack()
+        dims = () if self.dim is None else (self.dim,)
+        grad_input = None
+        for grad, extreme in ((grad_min, low), (grad_max, high)):
+            if grad is not None:
+                share = call("_share_evenly", grad, extreme, x, dims, self.keepdim)
+                grad_input = _add(grad_input, share)
+        return grad_input
+
+
+helper(
+    "_share_evenly(grad, result, self, dim, keepdim)",
+    "scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), "
     "restore_reduced_dims(result, dim, keepdim) == self, dim)",
 )
 

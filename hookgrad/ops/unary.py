@@ -11,10 +11,14 @@ for complex inputs too.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+# NOTE: imported for its entries: the special functions' public entries (lgamma,
+# digamma ...) are generated with the unary ones (``hookgrad.tensor.functions.generated``).
+from hookgrad.ops import special  # noqa: F401
 from hookgrad.ops.table import entry, helper
 
 
@@ -136,6 +140,44 @@ Sgn = _unary("sgn(Tensor self) -> Tensor", _sgn, "sgn_backward(self, grad, resul
 # The argument of a complex number (in ``(-pi, pi]``); for real numbers 0, or pi below
 # zero (NaN stays NaN).
 Angle = _unary("angle(Tensor self) -> Tensor", _angle, "angle_backward(grad, self)")
+
+
+# ---------------------------------------------------------------- angles
+
+_PI_180 = math.pi / 180
+
+
+def _angle_conversion(name: str, factor: float) -> Any:
+    """``x * factor`` (a number rounded to the element's type, as torch's ``mul`` by a
+    Scalar); complex tensors are refused with torch's error."""
+
+    def kernel(a: Any) -> Any:
+        if a.dtype.kind == "c":
+            raise RuntimeError(f"{name} is not supported for complex tensors.")
+        return a * factor
+
+    return kernel
+
+
+helper("deg2rad_backward(grad)", "grad * (M_PI / 180.0)")
+helper("rad2deg_backward(grad)", "grad * (180.0 / M_PI)")
+
+Deg2rad = _real(
+    "deg2rad(Tensor self) -> Tensor",
+    _angle_conversion("deg2rad", _PI_180),
+    "deg2rad_backward(grad)",
+    "Elementwise degrees to radians, ``input * pi / 180``. Example: "
+    "``hookgrad.deg2rad(hookgrad.tensor([180.0]))`` is ``tensor([3.1416])``.",
+    elementwise=True,
+)
+Rad2deg = _real(
+    "rad2deg(Tensor self) -> Tensor",
+    _angle_conversion("rad2deg", 180 / math.pi),
+    "rad2deg_backward(grad)",
+    "Elementwise radians to degrees, ``input * 180 / pi``. Example: "
+    "``hookgrad.rad2deg(hookgrad.tensor([3.14159265]))`` is ``tensor([180.])``.",
+    elementwise=True,
+)
 
 
 # ---------------------------------------------------------------- trigonometric

@@ -10,6 +10,7 @@ import numpy as np
 from hookgrad.grad_mode import no_grad
 from hookgrad.optim.optimizer import (
     Optimizer,
+    check_differentiable,
     check_hyperparameter,
     grads_of,
     run_closure,
@@ -77,6 +78,7 @@ class Adagrad(Optimizer):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = run_closure(closure)
         for group in self.param_groups:
+            check_differentiable(group)
             for param, grad in grads_of(group):
                 data = param._data
                 state = self.state[param]

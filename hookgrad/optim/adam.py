@@ -14,6 +14,8 @@ import numpy as np
 from hookgrad.grad_mode import no_grad
 from hookgrad.optim.optimizer import (
     Optimizer,
+    check_capturable,
+    check_differentiable,
     check_hyperparameter,
     grads_of,
     run_closure,
@@ -128,5 +130,7 @@ class Adam(Optimizer):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = run_closure(closure)
         for group in self.param_groups:
+            check_capturable(group)
+            check_differentiable(group)
             adam_update(self, group, group["decoupled_weight_decay"])
         return loss

@@ -20,7 +20,7 @@ import numpy as np
 
 from hookgrad.grad_mode import enable_grad
 from hookgrad.hooks import HookDict, RemovableHandle, add_hook
-from hookgrad.tensor import Tensor
+from hookgrad.tensor import Tensor, dtypes
 
 __all__ = [
     "Optimizer",
@@ -111,6 +111,10 @@ class Optimizer:
         self.param_groups: list[dict[str, Any]] = []
         self._optimizer_step_pre_hooks = HookDict("optimizer_step_pre")
         self._optimizer_step_post_hooks = HookDict("optimizer_step_post")
+        self._optimizer_state_dict_pre_hooks = HookDict("optimizer_state_dict_pre")
+        self._optimizer_state_dict_post_hooks = HookDict("optimizer_state_dict_post")
+        self._optimizer_load_state_dict_pre_hooks = HookDict("optimizer_load_state_dict_pre")
+        self._optimizer_load_state_dict_post_hooks = HookDict("optimizer_load_state_dict_post")
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
@@ -129,6 +133,24 @@ class Optimizer:
         step = cls.__dict__.get("step")
         if step is not None and not getattr(step, "_hooked", False):
             cls.step = _run_step_with_hooks(step)  # type: ignore[method-assign]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # NOTE: as torch's, a pickled or deep-copied optimizer keeps no hooks, and no
+        # ``step`` wrapped by a scheduler (whose wrapper would step the original).
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for name in (
+            "optimizer_step_pre",
+            "optimizer_step_post",
+            "optimizer_state_dict_pre",
+            "optimizer_state_dict_post",
+            "optimizer_load_state_dict_pre",
+            "optimizer_load_state_dict_post",
+        ):
+            self.__dict__.setdefault(f"_{name}_hooks", HookDict(name))
+        self.defaults.setdefault("differentiable", False)
 
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("
@@ -160,13 +182,16 @@ class Optimizer:
             )
         else:
             param_group["params"] = list(params)
+        _split_names(param_group)
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError(
                     "optimizer can only optimize Tensors, but one of the params is "
                     + _typename(param)
                 )
-            if not (param.is_leaf or param.retains_grad):
+            if not self.defaults.get("differentiable", None) and not (
+                param.is_leaf or param.retains_grad
+            ):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
@@ -183,6 +208,13 @@ class Optimizer:
                 "more information",
                 stacklevel=3,
             )
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. "
+                    f"cannot add param group {which} to the optimizer"
+                )
         existing = {id(param) for group in self.param_groups for param in group["params"]}
         if not existing.isdisjoint(ids):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -232,30 +264,104 @@ class Optimizer:
 
     # ------------------------------------------------------------ state dict
 
+    def register_state_dict_pre_hook(
+        self, hook: Callable[[Optimizer], None], prepend: bool = False
+    ) -> RemovableHandle:
+        """Register ``hook(optimizer)``, called at the start of ``state_dict()``; its return
+        value is ignored. ``prepend`` runs it before the hooks already registered.
+
+        Example::
+
+            handle = opt.register_state_dict_pre_hook(lambda opt: print("saving"))
+        """
+        return add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend=prepend)
+
+    def register_state_dict_post_hook(
+        self, hook: Callable[[Optimizer, dict[str, Any]], Any], prepend: bool = False
+    ) -> RemovableHandle:
+        """Register ``hook(optimizer, state_dict)``, called at the end of ``state_dict()``;
+        it may change the dict in place or return a new one, which is returned instead.
+
+        Example::
+
+            opt.register_state_dict_post_hook(lambda opt, sd: {**sd, "note": "v2"})
+        """
+        return add_hook(self._optimizer_state_dict_post_hooks, hook, prepend=prepend)
+
+    def register_load_state_dict_pre_hook(
+        self, hook: Callable[[Optimizer, dict[str, Any]], Any], prepend: bool = False
+    ) -> RemovableHandle:
+        """Register ``hook(optimizer, state_dict)``, called at the start of
+        ``load_state_dict()`` with a shallow copy of the dict given; it may change it in
+        place or return a new one, which is loaded instead.
+
+        Example::
+
+            opt.register_load_state_dict_pre_hook(lambda opt, sd: print(sd["param_groups"]))
+        """
+        return add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend=prepend)
+
+    def register_load_state_dict_post_hook(
+        self, hook: Callable[[Optimizer], None], prepend: bool = False
+    ) -> RemovableHandle:
+        """Register ``hook(optimizer)``, called at the end of ``load_state_dict()``; its
+        return value is ignored.
+
+        Example::
+
+            opt.register_load_state_dict_post_hook(lambda opt: print("loaded"))
+        """
+        return add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend=prepend)
+
     def state_dict(self) -> dict[str, Any]:
         """The optimizer's state as torch lays it out: ``{"state": {index: {...}},
         "param_groups": [{..., "params": [index, ...]}]}``, parameters numbered in group
-        order. The state's tensors are the optimizer's own (not copies), as in torch."""
+        order (groups made from ``named_parameters()`` also keep ``"param_names"``). The
+        state's tensors are the optimizer's own (not copies), as in torch.
+
+        Example::
+
+            hookgrad.save(opt.state_dict(), "opt.pt")    # torch.load reads it too
+        """
+        for pre_hook in list(self._optimizer_state_dict_pre_hooks.values()):
+            pre_hook(self)
         index_of: dict[int, int] = {}
         groups = []
+        start = 0
         for group in self.param_groups:
             packed = {key: value for key, value in group.items() if key != "params"}
-            for param in group["params"]:
-                index_of.setdefault(id(param), len(index_of))
+            for index, param in enumerate(group["params"], start):
+                index_of.setdefault(id(param), index)
             packed["params"] = [index_of[id(param)] for param in group["params"]]
+            start += len(packed["params"])
             groups.append(packed)
         state = {
-            index_of[id(param)]: value
-            for param, value in self.state.items()
-            if id(param) in index_of
+            (index_of[id(key)] if isinstance(key, Tensor) else key): value
+            for key, value in self.state.items()
         }
-        return {"state": state, "param_groups": groups}
+        state_dict: dict[str, Any] = {"state": state, "param_groups": groups}
+        for post_hook in list(self._optimizer_state_dict_post_hooks.values()):
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Load a ``state_dict()`` (from this optimizer or one built the same way): state
-        tensors are copied and cast to their parameter's dtype (``step`` excepted)."""
-        state_dict = copy.deepcopy(state_dict)
-        saved_groups = state_dict["param_groups"]
+        """Load a ``state_dict()`` (from this optimizer or one built the same way, in
+        hookgrad or torch): groups take the saved hyperparameters, and each parameter the
+        state saved at its index, floating tensors cast to its dtype (``step`` kept as
+        saved). As in torch, tensors already of the right dtype are taken, not copied.
+
+        Example::
+
+            opt.load_state_dict(hookgrad.load("opt.pt"))
+        """
+        state_dict = dict(state_dict)
+        for pre_hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(saved_groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         for group, saved in zip(self.param_groups, saved_groups):
@@ -269,24 +375,61 @@ class Optimizer:
             for group, saved in zip(self.param_groups, saved_groups)
             for index, param in zip(saved["params"], group["params"])
         }
-        state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
         for index, values in state_dict["state"].items():
             if index in params_by_index:
                 param = params_by_index[index]
-                state[param] = {
-                    key: _cast_state(param, key, value) for key, value in values.items()
-                }
+                keeps_step = _keeps_float32_step(index, state_dict["param_groups"])
+                state[param] = _cast_state(param, values, None, keeps_step)
             else:
                 state[index] = values
-        self.state = state
         for group, saved in zip(self.param_groups, saved_groups):
-            group.update({key: value for key, value in saved.items() if key != "params"})
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.state = state
+        self.param_groups = saved_groups
+        for post_hook in list(self._optimizer_load_state_dict_post_hooks.values()):
+            post_hook(self)
 
 
-def _cast_state(param: Tensor, key: str, value: Any) -> Any:
-    if key == "step" or not isinstance(value, Tensor) or not value.is_floating_point():
+def _split_names(param_group: dict[str, Any]) -> None:
+    """Parameters given as ``(name, tensor)`` pairs (``named_parameters()``): keep the
+    tensors in ``"params"`` and the names in ``"param_names"``."""
+    names = [param[0] for param in param_group["params"] if isinstance(param, tuple)]
+    if not names:
+        return
+    if len(names) != len(param_group["params"]):
+        raise ValueError(
+            "all optimizer params should be with/without names. Some param names are missing"
+        )
+    param_group["params"] = [param[1] for param in param_group["params"]]
+    param_group["param_names"] = names
+
+
+def _keeps_float32_step(index: Any, saved_groups: list[dict[str, Any]]) -> bool:
+    """Whether the group of parameter ``index`` is ``fused`` or ``capturable``: torch then
+    keeps its ``step`` as float32 on the parameter's device."""
+    for group in saved_groups:
+        if index in group["params"]:
+            return bool(group.get("fused", False) or group.get("capturable", False))
+    return False
+
+
+def _cast_state(param: Tensor, value: Any, key: Any, float32_step: bool) -> Any:
+    """torch's ``_cast`` in ``load_state_dict``: floating state tensors take the
+    parameter's dtype (``step`` excepted), dicts and sequences are rebuilt."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value.to(dtypes.float32) if float32_step else value
+        if param.is_floating_point():
+            return value.to(param.dtype)
         return value
-    return value.to(param.dtype)
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k, float32_step) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v, None, float32_step) for v in value)
+    return value
 
 
 # ---------------------------------------------------------------- helpers for subclasses
@@ -298,6 +441,19 @@ def check_hyperparameter(name: str, value: float, message: str | None = None) ->
         raise ValueError(f"Invalid {message or name}: {value}")
 
 
+def check_lr(lr: Any) -> None:
+    """torch's constructor check of ``lr``: a float, or a one-element tensor, not negative."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def scalar(value: Any) -> Any:
+    """A hyperparameter as a Python number (a one-element tensor gives its value)."""
+    return value.item() if isinstance(value, Tensor) else value
+
+
 def grads_of(group: dict[str, Any]) -> Iterable[tuple[Tensor, np.ndarray]]:
     """``(param, grad array)`` for each parameter of ``group`` that has a gradient."""
     for param in group["params"]:
@@ -305,14 +461,71 @@ def grads_of(group: dict[str, Any]) -> Iterable[tuple[Tensor, np.ndarray]]:
             yield param, param.grad._data
 
 
+def with_grads(group: dict[str, Any]) -> list[Tensor]:
+    """The parameters of ``group`` that have a gradient."""
+    return [param for param in group["params"] if param.grad is not None]
+
+
 def state_tensor(array: np.ndarray) -> Tensor:
     """A state tensor (``exp_avg`` ...) holding ``array``."""
     return Tensor._make(array)
 
 
+def scalar_dtype() -> np.dtype:
+    """The dtype of torch's scalar state (``step``, ``mu_product`` ...): float64 when that is
+    the default dtype, else float32."""
+    return np.dtype(np.float64 if dtypes.get_default_dtype() == dtypes.float64 else np.float32)
+
+
 def step_tensor() -> Tensor:
-    """A new ``step`` counter: a float32 scalar tensor, as torch keeps it."""
-    return Tensor._make(np.zeros((), np.float32))
+    """A new ``step`` counter: a 0-d tensor of ``scalar_dtype()``, as torch keeps it."""
+    return scalar_tensor(0.0)
+
+
+def scalar_tensor(value: float) -> Tensor:
+    """A 0-d state tensor of ``scalar_dtype()`` holding ``value``."""
+    return Tensor._make(np.array(value, scalar_dtype()))
+
+
+def increment(counter: Tensor) -> float:
+    """``counter += 1`` on a 0-d state tensor; returns its new value as a Python float."""
+    counter._data += 1
+    return float(counter._data)
+
+
+def write(tensor: Tensor | np.ndarray, value: np.ndarray) -> None:
+    """Store ``value`` into ``tensor``'s memory (an in-place update); a parameter's version
+    counter is bumped by the caller once per step."""
+    target = tensor._data if isinstance(tensor, Tensor) else tensor
+    np.copyto(target, value, casting="unsafe")
+
+
+def capturable_devices(supports_xla: bool = True) -> list[str]:
+    """The devices torch allows ``capturable=True`` on (none of them is the CPU)."""
+    return ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if supports_xla else [])
+
+
+def check_capturable(
+    group: dict[str, Any], what: str = "params and state_steps", supports_xla: bool = True
+) -> None:
+    """torch's refusal of ``capturable=True`` for parameters on the CPU (at ``step``)."""
+    if group.get("capturable") and any(p.grad is not None for p in group["params"]):
+        raise AssertionError(
+            f"If capturable=True, {what} must be on supported devices: "
+            f"{capturable_devices(supports_xla)}."
+        )
+
+
+def check_differentiable(group: dict[str, Any]) -> None:
+    """With ``differentiable=True`` torch runs the step with grad mode on, so its in-place
+    update of a leaf that requires grad fails; this raises that error before any change."""
+    if not group.get("differentiable"):
+        return
+    for param in with_grads(group):
+        if param.is_leaf and param.requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
 
 
 def run_closure(closure: Callable[[], Any] | None) -> Any:

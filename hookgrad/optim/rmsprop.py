@@ -11,6 +11,8 @@ import numpy as np
 from hookgrad.grad_mode import no_grad
 from hookgrad.optim.optimizer import (
     Optimizer,
+    check_capturable,
+    check_differentiable,
     check_hyperparameter,
     grads_of,
     run_closure,
@@ -70,6 +72,8 @@ class RMSprop(Optimizer):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = run_closure(closure)
         for group in self.param_groups:
+            check_capturable(group)
+            check_differentiable(group)
             alpha = group["alpha"]
             momentum = group["momentum"]
             for param, grad in grads_of(group):

@@ -9,6 +9,7 @@ from typing import Any
 from hookgrad.grad_mode import no_grad
 from hookgrad.optim.optimizer import (
     Optimizer,
+    check_differentiable,
     check_hyperparameter,
     grads_of,
     run_closure,
@@ -67,6 +68,7 @@ class SGD(Optimizer):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = run_closure(closure)
         for group in self.param_groups:
+            check_differentiable(group)
             momentum = group["momentum"]
             for param, grad in grads_of(group):
                 data = param._data

@@ -24,6 +24,7 @@ import pickle
 import re
 import struct
 import uuid
+import warnings
 import zipfile
 from collections.abc import Callable, Iterator
 from typing import IO, Any, TypeGuard, Union
@@ -63,6 +64,32 @@ _NO_CUDA = (
     "False. If you are running on a CPU-only machine, please use torch.load with "
     "map_location=torch.device('cpu') to map your storages to the CPU."
 )
+
+
+def _forced_weights_only(weights_only: bool | None, default: bool) -> bool:
+    """``weights_only`` after torch's environment overrides: ``TORCH_FORCE_WEIGHTS_ONLY_LOAD``
+    forces it on; ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` turns it off where the caller did
+    not pass it (with torch's warning)."""
+    true_values = ["1", "y", "yes", "true"]
+    force_on = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    force_off = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    if force_on and force_off:
+        raise RuntimeError(
+            "Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+            "should be set, but both were set."
+        )
+    if force_on:
+        return True
+    if force_off and weights_only is None:
+        warnings.warn(
+            "Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
+            "`weights_only` argument was not explicitly passed to `torch.load`, forcing "
+            "weights_only=False.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return False
+    return default if weights_only is None else weights_only
 
 
 def _is_path(f: Any) -> TypeGuard[str | os.PathLike[str]]:
@@ -193,8 +220,7 @@ def load(
         state = hookgrad.load("checkpoint.pt", map_location="cpu")
         model.load_state_dict(state["model"])
     """
-    if weights_only is None:
-        weights_only = pickle_module is None
+    weights_only = _forced_weights_only(weights_only, pickle_module is None)
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if pickle_module not in (None, pickle):

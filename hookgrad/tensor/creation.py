@@ -1,5 +1,6 @@
-"""Tensor creation: ``tensor``, ``as_tensor``, ``from_numpy``, ``zeros``, ``arange``,
-``linspace``, ``eye``, ``*_like``.
+"""Tensor creation: ``tensor``, ``as_tensor``, ``asarray``, ``from_numpy``,
+``frombuffer``, ``zeros``, ``empty_strided``, ``arange``, ``linspace``, ``logspace``,
+``eye``, ``tril_indices``, the window functions, ``*_like``.
 
 Every function here makes a new leaf tensor; dtypes are inferred as torch infers them
 (Python bools, ints, floats and complex numbers give bool, int64, the default float and
@@ -11,12 +12,15 @@ legacy constructors' parsing (``Tensor(2, 3)``, ``FloatTensor([1, 2])``) is here
 
 from __future__ import annotations
 
+import collections
 import math
 import warnings
 from typing import Any
 
 import numpy as np
 
+from hookgrad.ops import shape as shape_ops
+from hookgrad.ops.strides import as_view
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.device import check_device, factory_device
 from hookgrad.tensor.device import device as _device
@@ -24,7 +28,8 @@ from hookgrad.tensor.dispatch import wrap_constant
 from hookgrad.tensor.size import Size
 from hookgrad.tensor.tensor import Tensor
 
-_SEQUENCES = (list, tuple, range)
+# The sequences torch reads element by element (any Python sequence but str and bytes).
+_SEQUENCES = (list, tuple, range, collections.deque)
 _NUMBERS = (bool, int, float, complex, np.number, np.bool_)
 COPY_CONSTRUCT_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
@@ -730,3 +735,557 @@ def is_complex(input: Any) -> bool:
 def numel(input: Any) -> int:
     """The number of elements of ``input``."""
     return input.numel()
+
+
+def scalar_tensor(
+    s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Any:
+    """A 0-dim tensor holding the number ``s``, of the default float dtype unless
+    ``dtype`` is given (an int gives a float tensor, unlike ``tensor``).
+
+    Example: ``hookgrad.scalar_tensor(3)`` is ``tensor(3.)``.
+    """
+    check_device(factory_device(device))
+    value = _number(s)
+    if not isinstance(value, (bool, int, float, complex)):
+        raise TypeError(
+            f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}"
+        )
+    return new_leaf(_filled((), value, resolve_dtype(dtype)), requires_grad)
+
+
+def logspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    base: float = 10.0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
+    """``steps`` values ``base ** x`` for ``x`` evenly spaced from ``start`` to ``end``
+    (both included), computed in double precision as torch's kernel does.
+
+    Example: ``hookgrad.logspace(0, 2, 3)`` is ``tensor([1., 10., 100.])``.
+    """
+    check_device(factory_device(device))
+    if not _is_index(steps):
+        raise TypeError(
+            f"logspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}"
+        )
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start, end = _number(start), _number(end)
+    if dtype is None:
+        complex_ends = isinstance(start, complex) or isinstance(end, complex)
+        target = dtypes.default_complex() if complex_ends else dtypes.get_default_dtype()
+    else:
+        target = dtypes.to_dtype(dtype)
+    return new_leaf(_logspace_values(start, end, steps, base, target), requires_grad)
+
+
+def _logspace_values(start: Any, end: Any, steps: int, base: Any, target: dtypes.dtype) -> Any:
+    """torch's logspace kernel: the exponents in the dtype's precision, each power in
+    double; the first half counts up from ``start``, the second down from ``end``."""
+    work = np.complex128 if target.is_complex else np.float64
+    if target.is_floating_point or target.is_complex:
+        first, last = (np.asarray(v, target.np).astype(work) for v in (start, end))
+    else:
+        first, last = work(int(start)), work(int(end))
+    if steps == 1:
+        return np.asarray([np.power(work(base), first)]).astype(target.np)
+    index = np.arange(steps, dtype=np.float64)
+    step = (last - first) / (steps - 1) if steps > 1 else 0.0
+    low = np.power(work(base), first + step * index)
+    high = np.power(work(base), last - step * (steps - 1 - index))
+    values = np.where(index < steps // 2, low, high)
+    if not (target.is_floating_point or target.is_complex):
+        values = np.trunc(values)
+    return values.astype(target.np)
+
+
+def _triangle_indices(
+    name: str, row: int, col: int, offset: int, dtype: Any, device: Any, keep: Any
+) -> Any:
+    """The (row, column) pairs of a ``row x col`` matrix's triangle, in row-major order."""
+    check_device(factory_device(device))
+    for label, value in (("row", row), ("col", col)):
+        if value < 0:
+            raise RuntimeError(f"{label} must be non-negative, got{value}")
+    target = dtypes.int64 if dtype is None else dtypes.to_dtype(dtype)
+    if target not in (dtypes.int32, dtypes.int64):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dtypes.legacy_name(target)}'")
+    rows, columns = np.indices((row, col)).reshape(2, -1)
+    chosen = keep(columns - rows, offset)
+    return new_leaf(np.stack([rows[chosen], columns[chosen]]).astype(target.np))
+
+
+def tril_indices(
+    row: int,
+    col: int,
+    offset: int = 0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    layout: Any = None,
+) -> Any:
+    """The indices of the lower triangle (at and below diagonal ``offset``) of a
+    ``row x col`` matrix: a ``(2, N)`` tensor of row and column indices, row by row.
+
+    Example: ``hookgrad.tril_indices(2, 2)`` is ``tensor([[0, 1, 1], [0, 0, 1]])``.
+    """
+    return _triangle_indices("tril_indices", row, col, offset, dtype, device, lambda d, k: d <= k)
+
+
+def triu_indices(
+    row: int,
+    col: int,
+    offset: int = 0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    layout: Any = None,
+) -> Any:
+    """The indices of the upper triangle (at and above diagonal ``offset``) of a
+    ``row x col`` matrix, as ``tril_indices``.
+
+    Example: ``hookgrad.triu_indices(2, 2)`` is ``tensor([[0, 0, 1], [0, 1, 1]])``.
+    """
+    return _triangle_indices("triu_indices", row, col, offset, dtype, device, lambda d, k: d >= k)
+
+
+def empty_strided(
+    size: Any,
+    stride: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Any:
+    """A tensor of shape ``size`` laid out with ``stride`` (in elements) in memory of its
+    own (zero-filled here; torch leaves it uninitialised).
+
+    Example: ``hookgrad.empty_strided((2, 3), (1, 2)).stride() == (1, 2)``.
+    """
+    check_device(factory_device(device))
+    shape = parse_size((size,), "empty_strided")
+    strides = tuple(int(s) for s in stride)
+    if len(strides) != len(shape):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides "
+            f"({len(strides)})"
+        )
+    if any(s < 0 for s in strides):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(shape)} and "
+            f"strides={list(strides)}"
+        )
+    target = resolve_dtype(dtype).np
+    span = 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if 0 not in shape else 0
+    memory = np.zeros(span, target)
+    return new_leaf(as_view(memory, shape, strides), requires_grad)
+
+
+def empty_permuted(
+    size: Any,
+    physical_layout: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Any:
+    """A tensor of shape ``size`` whose dims lie in memory in the order
+    ``physical_layout`` (outermost first), zero-filled.
+
+    Example: ``hookgrad.empty_permuted((2, 3, 4), (0, 2, 1)).stride() == (12, 1, 3)``.
+    """
+    check_device(factory_device(device))
+    shape = parse_size((size,), "empty_permuted")
+    order = tuple(int(d) for d in physical_layout)
+    if len(order) != len(shape):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; "
+            f"i.e. len(size) = {len(shape)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    if len(set(order)) != len(order):
+        raise RuntimeError("Duplicate dim not allowed")
+    physical = np.zeros(tuple(shape[d] for d in order), resolve_dtype(dtype).np)
+    return new_leaf(np.transpose(physical, np.argsort(order)), requires_grad)
+
+
+def asarray(
+    obj: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    copy: bool | None = None,
+    requires_grad: bool | None = None,
+) -> Any:
+    """``obj`` (a tensor, a NumPy array or scalar, a buffer, nested sequences, a number)
+    as a tensor, sharing its memory where it can (``copy=False`` demands it, ``copy=True``
+    refuses it). A tensor is returned as it is, or converted with its history kept.
+
+    ``requires_grad`` unspecified follows ``obj`` (with torch's warning when that differs
+    from the old default, False); given, it is set on the result, as torch does even on
+    ``obj`` itself when that is the result. Example::
+
+        a = numpy.zeros(3)
+        hookgrad.asarray(a)[0] = 1.0   # a[0] is now 1.0
+    """
+    check_device(factory_device(device))
+    target = None if dtype is None else dtypes.to_dtype(dtype)
+    if _is_tensor(obj):
+        out = _tensor_as_array(obj, target, copy)
+        if requires_grad is None:
+            requires_grad = obj.requires_grad
+            if requires_grad:
+                warnings.warn(ASARRAY_WARNING, UserWarning, stacklevel=2)
+    elif isinstance(obj, (np.ndarray, np.generic)):
+        return new_leaf(_array_as_array(np.asarray(obj), target, copy), bool(requires_grad))
+    elif isinstance(obj, (bytes, bytearray, memoryview)):
+        array = frombuffer(obj, dtype=target or dtypes.get_default_dtype())._data
+        return new_leaf(array.copy() if copy else array, bool(requires_grad))
+    else:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        return new_leaf(to_array(obj, target), bool(requires_grad))
+    if bool(requires_grad) != out.requires_grad:
+        if out.is_leaf:
+            out.requires_grad_(bool(requires_grad))
+        else:
+            out = out.detach()
+    return out
+
+
+ASARRAY_WARNING = (
+    "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
+    "False. Pass requires_grad=False explicitly to get the old behavior and silence this "
+    "warning."
+)
+
+
+def _alias_error(source: Any, target: dtypes.dtype) -> ValueError:
+    return ValueError(
+        f"can't alias tensor with dtype '{source.type_name[3:-4]}' into dtype "
+        f"'{target.type_name[3:-4]}'."
+    )
+
+
+def _tensor_as_array(obj: Any, target: Any, copy: bool | None) -> Any:
+    """``asarray`` of a tensor: itself, a copy (``clone``), or cast (``to``)."""
+    if target is None or target is obj.dtype:
+        return obj.clone() if copy else obj
+    if copy is False:
+        raise _alias_error(obj.dtype, target)
+    return obj.to(target)
+
+
+def _array_as_array(array: np.ndarray, target: Any, copy: bool | None) -> np.ndarray:
+    """``asarray`` of a NumPy array: the array itself where its dtype is kept."""
+    own = dtypes.from_numpy_dtype(array.dtype)
+    if target is not None and target is not own:
+        if copy is False:
+            raise _alias_error(own, target)
+        return array.astype(target.np)
+    if own.np != array.dtype:
+        return array.astype(own.np)
+    return array.copy() if copy else array
+
+
+def frombuffer(
+    buffer: Any,
+    *,
+    dtype: Any = None,
+    count: int = -1,
+    offset: int = 0,
+    requires_grad: bool = False,
+) -> Any:
+    """A 1-dim tensor sharing memory with a Python buffer (``bytearray``, ``array``,
+    ``memoryview`` ...): ``count`` elements of ``dtype`` (all by default) from byte
+    ``offset``.
+
+    Example: ``hookgrad.frombuffer(bytearray(b"ab"), dtype=hookgrad.uint8)`` is
+    ``tensor([97, 98], dtype=torch.uint8)``.
+    """
+    if dtype is None:
+        raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
+    target = dtypes.to_dtype(dtype)
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    length, size = view.nbytes, target.itemsize
+    if length == 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(
+            f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+            f"({length} bytes) minus 1"
+        )
+    if count < 0:
+        if (length - offset) % size:
+            raise ValueError(
+                f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be "
+                f"a multiple of element size ({size})"
+            )
+        count = (length - offset) // size
+    elif offset + count * size > length:
+        raise ValueError(
+            f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) "
+            f"must not be greater than actual buffer length ({length} bytes)"
+        )
+    if view.readonly:
+        warnings.warn(FROMBUFFER_WARNING, UserWarning, stacklevel=2)
+    array = np.frombuffer(buffer, target.np, count, offset)
+    return new_leaf(array, requires_grad)
+
+
+FROMBUFFER_WARNING = (
+    "The given buffer is not writable, and PyTorch does not support non-writable tensors. "
+    "This means you can write to the underlying (supposedly non-writable) buffer using the "
+    "tensor. You may want to copy the buffer to protect its data or make it writable before "
+    "converting it to a tensor. This type of warning will be suppressed for the rest of this "
+    "program."
+)
+
+
+# -- window functions ----------------------------------------------------------------------
+def _window(
+    name: str, window_length: int, periodic: bool, dtype: Any, device: Any, requires_grad: bool
+) -> tuple[Any, int] | Any:
+    """The checks and trivial lengths every window shares: the dtype and, for a length of
+    0 or 1, the finished window; else the length to compute (one more when ``periodic``,
+    whose last value is dropped)."""
+    check_device(factory_device(device))
+    target = resolve_dtype(dtype)
+    if not target.is_floating_point:
+        raise RuntimeError(
+            f"{name} expects floating point dtypes, got: TensorOptions(dtype="
+            f"{_OPTION_NAMES.get(target, target.name)}, device=cpu, layout=Strided (default), "
+            "requires_grad=false (default), pinned_memory=false, memory_format=(nullopt))"
+        )
+    if window_length < 0:
+        raise RuntimeError(
+            f"{name} requires non-negative window_length, got window_length={window_length}"
+        )
+    if window_length <= 1:
+        return new_leaf(np.ones(window_length, target.np), requires_grad)
+    return target, window_length + 1 if periodic else window_length
+
+
+_OPTION_NAMES = {
+    dtypes.float16: "c10::Half",
+    dtypes.float32: "float",
+    dtypes.float64: "double",
+    dtypes.int64: "long int",
+    dtypes.int32: "int",
+    dtypes.int16: "short int",
+    dtypes.int8: "signed char",
+    dtypes.uint8: "unsigned char",
+    dtypes.bool_: "bool",
+    dtypes.complex64: "c10::complex<float>",
+    dtypes.complex128: "c10::complex<double>",
+}
+
+
+def _finished(window: np.ndarray, periodic: bool, requires_grad: bool) -> Any:
+    return new_leaf(window[:-1] if periodic else window, requires_grad)
+
+
+def hamming_window(
+    window_length: int,
+    periodic: bool = True,
+    alpha: float = 0.54,
+    beta: float = 0.46,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
+    """The Hamming window ``alpha - beta cos(2 pi n / (N - 1))`` (``N``: the length, one
+    more when ``periodic``, the default, for spectral analysis), computed step by step in
+    the dtype as torch's. Example: ``hookgrad.hamming_window(4, periodic=False)``."""
+    prepared = _window("hamming_window", window_length, periodic, dtype, device, requires_grad)
+    if not isinstance(prepared, tuple):
+        return prepared
+    target, length = prepared
+    kind = target.np.type
+    window = np.arange(length, dtype=target.np) * kind(math.pi * 2.0 / (length - 1))
+    window = np.cos(window) * kind(-beta) + kind(alpha)
+    return _finished(window, periodic, requires_grad)
+
+
+def hann_window(
+    window_length: int,
+    periodic: bool = True,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
+    """The Hann window ``0.5 - 0.5 cos(2 pi n / (N - 1))`` (``hamming_window`` with
+    ``alpha = beta = 0.5``). Example: ``hookgrad.hann_window(4)`` is
+    ``tensor([0.0000, 0.5000, 1.0000, 0.5000])``."""
+    prepared = _window("hann_window", window_length, periodic, dtype, device, requires_grad)
+    if not isinstance(prepared, tuple):
+        return prepared
+    return hamming_window(
+        window_length, periodic, 0.5, 0.5, dtype=dtype, requires_grad=requires_grad
+    )
+
+
+def blackman_window(
+    window_length: int,
+    periodic: bool = True,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
+    """The Blackman window ``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``.
+
+    Example: ``hookgrad.blackman_window(5, periodic=False)``.
+    """
+    prepared = _window("blackman_window", window_length, periodic, dtype, device, requires_grad)
+    if not isinstance(prepared, tuple):
+        return prepared
+    target, length = prepared
+    kind = target.np.type
+    window = np.arange(length, dtype=target.np) * kind(math.pi / (length - 1))
+    four = np.cos(window * kind(4)) * kind(0.08)
+    two = np.cos(window * kind(2)) * kind(0.5)
+    return _finished(four - two + kind(0.42), periodic, requires_grad)
+
+
+def bartlett_window(
+    window_length: int,
+    periodic: bool = True,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
+    """The Bartlett (triangular) window: rising from 0 to 1 and back.
+
+    Example: ``hookgrad.bartlett_window(5, periodic=False)`` is
+    ``tensor([0.0000, 0.5000, 1.0000, 0.5000, 0.0000])``.
+    """
+    prepared = _window("bartlett_window", window_length, periodic, dtype, device, requires_grad)
+    if not isinstance(prepared, tuple):
+        return prepared
+    target, length = prepared
+    kind = target.np.type
+    window = np.arange(length, dtype=target.np) * kind(2.0 / (length - 1))
+    half = ((length - 1) >> 1) + 1
+    window[half:] = window[half:] * kind(-1) + kind(2)
+    return _finished(window, periodic, requires_grad)
+
+
+def kaiser_window(
+    window_length: int,
+    periodic: bool = True,
+    beta: float = 12.0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
+    """The Kaiser window ``I0(beta sqrt(1 - ((n - a) / a) ** 2)) / I0(beta)`` with
+    ``a = (N - 1) / 2`` and ``I0`` the modified Bessel function of order 0.
+
+    Example: ``hookgrad.kaiser_window(4, periodic=False, beta=5.0)``.
+    """
+    prepared = _window("kaiser_window", window_length, periodic, dtype, device, requires_grad)
+    if not isinstance(prepared, tuple):
+        return prepared
+    target, length = prepared
+    alpha = (length - 1) / 2.0
+    ratio = (np.arange(length, dtype=np.float64) - alpha) / alpha
+    window = np.i0(beta * np.sqrt(np.abs(1 - ratio**2))) / np.i0(beta)
+    return _finished(window.astype(target.np), periodic, requires_grad)
+
+
+def tensor_new(self: Tensor, *args: Any, device: Any = None) -> Any:
+    """``Tensor.new(*args)``: torch's legacy constructor with ``self``'s dtype. Sizes
+    give a new tensor of that shape (zero-filled here), data a new tensor of it, and a
+    tensor of ``self``'s dtype an alias of it. Example::
+
+        hookgrad.tensor([1, 2]).new(2, 3).dtype    # hookgrad.int64
+    """
+    check_legacy_device(device)
+    if len(args) == 1 and _is_tensor(args[0]):
+        other = args[0]
+        if other.dtype is not self.dtype:
+            raise TypeError(f"expected {_options(self.dtype)} (got {_options(other.dtype)})")
+        return other._apply_op(shape_ops.Alias())
+    return new_leaf(legacy_array(args, self.dtype))
+
+
+def _options(dtype: dtypes.dtype) -> str:
+    """torch's ``TensorOptions`` text for a CPU tensor of ``dtype``."""
+    return (
+        f"TensorOptions(dtype={_OPTION_NAMES.get(dtype, dtype.name)}, device=cpu, "
+        "layout=Strided, requires_grad=false (default), pinned_memory=false (default), "
+        "memory_format=(nullopt))"
+    )
+
+
+def new_empty_strided(
+    self: Tensor,
+    size: Any,
+    stride: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    layout: Any = None,
+    pin_memory: bool = False,
+) -> Any:
+    """``empty_strided`` with ``self``'s dtype unless ``dtype`` is given."""
+    return empty_strided(
+        size, stride, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad
+    )
+
+
+# NOTE: this defines the module's global ``range`` as torch's function: no code of this
+# module may call the builtin ``range`` by that name.
+def range(  # noqa: A001 (torch's name)
+    start: Any = 0,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Any:
+    """Deprecated (as in torch, with its warning): ``start`` to ``end`` *included*, by
+    ``step``, in the default float dtype unless ``dtype`` is given. Use ``arange``.
+
+    Example: ``hookgrad.range(0, 2)`` is ``tensor([0., 1., 2.])``.
+    """
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    warnings.warn(RANGE_WARNING, UserWarning, stacklevel=2)
+    check_device(factory_device(device))
+    start, end, step = _number(start), _number(end), _number(step)
+    target = resolve_dtype(dtype)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    count = int(math.floor((end - start) / step)) + 1
+    values = start + step * np.arange(count, dtype=np.float64)
+    return new_leaf(values.astype(target.np), requires_grad)
+
+
+RANGE_WARNING = (
+    "torch.range is deprecated and will be removed in a future release because its behavior "
+    "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces "
+    "values in [start, end)."
+)

@@ -170,6 +170,18 @@ def factory_device(value: Any) -> Any:
     return _default_device if value is None else value
 
 
+def get_device(input: Any) -> int:
+    """The index of ``input``'s CUDA device; ``-1`` for a CPU tensor (every tensor).
+
+    Example: ``hookgrad.get_device(hookgrad.zeros(1)) == -1``.
+    """
+    if not hasattr(input, "_data"):
+        raise TypeError(
+            f"get_device(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}"
+        )
+    return -1
+
+
 # -- Tensor methods ------------------------------------------------------------------------
 class DeviceMethods:
     """The device methods of ``Tensor``: every tensor is on the CPU."""
@@ -207,6 +219,11 @@ class DeviceMethods:
     @property
     def is_meta(self) -> bool:
         """False: hookgrad has no meta tensors."""
+        return False
+
+    @property
+    def is_maia(self) -> bool:
+        """False: hookgrad has no MAIA tensors."""
         return False
 
     def is_pinned(self, device: Any = None) -> bool:

@@ -28,6 +28,79 @@ from hookgrad.tensor.tensor import Tensor
 _state = grad_mode._state
 
 
+# ---------------------------------------------------------------- observers
+# Forward AD and the profiler watch every op while they are active, through objects with
+# ``observe(op, inputs, arrays, run)`` (``run()`` runs the op, or the next observer, and
+# returns its outputs) and ``written(target, array)`` (an in-place write of ``array`` into
+# ``target`` happened). With none registered, ``_observer`` is None: one test per op.
+_observers: list[Any] = []
+_observer: Any = None
+
+
+class _Observers:
+    """All registered observers as one: each runs around the next, the first outermost."""
+
+    def __init__(self, observers: list[Any]) -> None:
+        self.observers = tuple(observers)
+
+    def __call__(self, op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
+        op._observed = True
+        try:
+            return self._run(0, op, inputs, arrays)
+        finally:
+            del op._observed
+
+    def _run(self, index: int, op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
+        if index == len(self.observers):
+            return apply_arrays(op, inputs, arrays)
+        return self.observers[index].observe(
+            op, inputs, arrays, lambda: self._run(index + 1, op, inputs, arrays)
+        )
+
+    def written(self, target: Any, array: np.ndarray) -> None:
+        for observer in self.observers:
+            observer.written(target, array)
+
+
+def add_observer(observer: Any) -> None:
+    """Let ``observer`` watch every op (see above) until ``remove_observer``."""
+    global _observer
+    _observers.append(observer)
+    _observer = _Observers(_observers)
+
+
+def remove_observer(observer: Any) -> None:
+    """Stop ``observer`` watching ops."""
+    global _observer
+    _observers.remove(observer)
+    _observer = _Observers(_observers) if _observers else None
+
+
+# ---------------------------------------------------------------- batching
+# While ``hookgrad.func.vmap`` runs, ``_batching(op, inputs, arrays)`` computes every op
+# in place of its forward: the result, batched where an input is, or ``Finished(outputs)``
+# when it has made and recorded the outputs itself (its per-example fallback). With no
+# vmap active it is None: one test per op.
+_batching: Any = None
+
+
+class Finished:
+    """What ``_batching`` returns for an op it has run and recorded itself."""
+
+    __slots__ = ("outputs",)
+
+    def __init__(self, outputs: Any) -> None:
+        self.outputs = outputs
+
+
+def set_batching(batching: Any) -> Any:
+    """Let ``batching`` compute every op (None: stop); returns the previous one."""
+    global _batching
+    previous = _batching
+    _batching = batching
+    return previous
+
+
 def apply(op: Any, *inputs: Any) -> Any:
     """Run ``op`` on ``inputs`` (tensors or Python scalars); record it if needed.
 
@@ -49,8 +122,14 @@ def apply_op(tensor: Tensor, op: Any, *others: Any) -> Any:
 def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
     """Like ``apply`` with the forward's arrays given (already cast by promotion)."""
     # NOTE: this runs once per op, forward and backward: keep it free of extra calls.
+    if _observer is not None and "_observed" not in op.__dict__:
+        return _observer(op, inputs, arrays)
     try:
-        if op.quiet:
+        if _batching is not None:
+            result = _batching(op, inputs, arrays)
+            if type(result) is Finished:
+                return result.outputs
+        elif op.quiet:
             with np.errstate(all="ignore"):
                 result = op.forward(*arrays)
         else:
@@ -62,7 +141,8 @@ def apply_arrays(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
     if type(result) is tuple:
         outputs: Any = tuple(_wrap(array) for array in result)
     else:
-        if type(result) is not np.ndarray:
+        # NOTE: a batched result (an ndarray subclass, ``hookgrad.func``) is kept as it is.
+        if type(result) is not np.ndarray and not isinstance(result, np.ndarray):
             result = np.asarray(result)
         outputs = object.__new__(Tensor)
         outputs._data = result
@@ -91,6 +171,9 @@ def apply_inplace(op: Any, target: Any, inputs: Sequence[Any], arrays: Sequence[
     output when autograd tracks it; the caller moves ``target`` onto that node.
     """
     enabled = _state.grad_enabled
+    if _observer is not None:
+        # NOTE: the grad mode of the caller, for observers (it is off while ``op`` runs).
+        op._grad_enabled = enabled
     _state.grad_enabled = False
     try:
         result = apply_arrays(op, inputs, arrays)
@@ -127,6 +210,8 @@ def write_inplace(target: Any, array: np.ndarray, fills: bool = False) -> None:
         raise RuntimeError("the tensor's memory is read-only (a non-writable NumPy array)")
     np.copyto(data, array, casting="unsafe")
     target._bump_version()
+    if _observer is not None:
+        _observer.written(target, array)
 
 
 def check_cast(source: np.dtype, target: np.dtype) -> None:
@@ -194,7 +279,7 @@ def _mark_inference(outputs: Any) -> None:
 
 
 def _wrap(array: Any) -> Any:
-    if type(array) is not np.ndarray:
+    if type(array) is not np.ndarray and not isinstance(array, np.ndarray):
         array = np.asarray(array)
     return Tensor._make(array)
 

@@ -213,6 +213,26 @@ def to_dtype(value: Any) -> dtype:
     return from_numpy_dtype(value)
 
 
+def can_cast(from_: Any, to: Any) -> bool:
+    """Whether torch allows a value of dtype ``from_`` to be written into a tensor of
+    dtype ``to`` (in place or ``out=``): not complex to real, floating to integer, or
+    anything but bool to bool. Example: ``hookgrad.can_cast(hookgrad.int32,
+    hookgrad.float32)`` is True, ``hookgrad.can_cast(hookgrad.float32, hookgrad.int32)``
+    False."""
+    checked = []
+    for position, (name, value) in enumerate((("from_", from_), ("to", to)), 1):
+        if not (isinstance(value, dtype) or value in _PYTHON_TYPES):
+            raise TypeError(
+                f"can_cast(): argument '{name}' (position {position}) must be torch.dtype, "
+                f"not {type(value).__name__}"
+            )
+        checked.append(to_dtype(value))
+    source, target = checked
+    if source._category > target._category and source._category >= 2:
+        return False
+    return source is bool_ or target is not bool_
+
+
 def default_complex() -> dtype:
     """The complex dtype matching the default float dtype."""
     return complex128 if _default is float64 else complex64

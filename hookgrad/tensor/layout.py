@@ -9,22 +9,55 @@ is the memory of the array at the root of its NumPy ``base`` chain.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from hookgrad.ops import shape as ops
+from hookgrad.ops.indexing import storage_view
 from hookgrad.ops.strides import dense_strides_in_order, torch_strides
 from hookgrad.ops.util import wrap_dim
+from hookgrad.tensor import dtypes, shared_memory
+from hookgrad.tensor.device import cpu
 from hookgrad.tensor.dispatch import apply
 
 __all__ = [
     "channels_last",
     "channels_last_3d",
     "contiguous_format",
+    "layout",
+    "legacy_contiguous_format",
     "memory_format",
     "preserve_format",
+    "strided",
 ]
+
+
+# ---------------------------------------------------------------- layouts
+
+
+class layout:  # noqa: N801  (torch's name)
+    """How a tensor's elements are stored (torch's ``torch.layout``). hookgrad has one:
+    ``strided`` (dense, with ``stride()``); torch's sparse layouts are not reproduced.
+    Instances cannot be made. Example: ``hookgrad.zeros(2).layout is hookgrad.strided``.
+    """
+
+    __slots__ = ("_name",)
+    _name: str
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> layout:
+        raise TypeError("cannot create 'torch.layout' instances")
+
+    def __repr__(self) -> str:
+        return f"torch.{self._name}"
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
+strided = object.__new__(layout)
+strided._name = "strided"
 
 
 # ---------------------------------------------------------------- memory formats
@@ -56,6 +89,8 @@ contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 preserve_format = memory_format("preserve_format")
+# torch's old name of the C-order format (the same object).
+legacy_contiguous_format = contiguous_format
 
 # The order in which dims get increasing strides, and the rank each format needs.
 _CHANNELS_LAST = {channels_last: ((1, 3, 2, 0), 4), channels_last_3d: ((1, 4, 3, 2, 0), 5)}
@@ -93,7 +128,21 @@ def _is_dense_in_order(
 # ---------------------------------------------------------------- strides and storage
 
 
-class UntypedStorage:
+class StorageBase:
+    """The base class of storages (torch's ``torch.StorageBase``); it cannot be made
+    itself. Example: ``isinstance(x.untyped_storage(), hookgrad.StorageBase)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is StorageBase:
+            raise RuntimeError(
+                "Cannot directly construct StorageBase; subclass it and then construct that"
+            )
+        return super().__new__(cls)
+
+
+class UntypedStorage(StorageBase):
     """The memory a tensor shares with its views (torch's ``untyped_storage()``): bytes.
 
     Example: ``x.untyped_storage().data_ptr() == x[1:].untyped_storage().data_ptr()``.
@@ -125,8 +174,113 @@ class UntypedStorage:
         """1: an untyped storage holds bytes."""
         return 1
 
+    def is_shared(self) -> bool:
+        """Whether the memory is shared with other processes (see ``share_memory_``)."""
+        return shared_memory.descriptor(self._array) is not None
+
+    @property
+    def device(self) -> Any:
+        return cpu
+
     def __repr__(self) -> str:
         return f"<UntypedStorage of {self.nbytes()} bytes at {self.data_ptr():#x}>"
+
+
+_TYPED_STORAGE_WARNING = (
+    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will "
+    "be the only storage class. This should only matter to you if you are using storages "
+    "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead "
+    "of tensor.storage()"
+)
+
+
+class TypedStorage:
+    """A storage read as elements of one dtype (torch's deprecated
+    ``torch.storage.TypedStorage``, what ``Tensor.storage()`` returns): all of the
+    memory a tensor shares with its views, from its first byte. Indexing reads and
+    writes that memory. Example::
+
+        x = hookgrad.arange(4.0)
+        s = x[1:].storage()      # all 4 elements: s.size() == 4
+        s[0] = 5.0               # x[0] is now 5
+    """
+
+    __slots__ = ("_untyped_storage", "dtype")
+
+    def __init__(self, untyped: UntypedStorage, dtype: dtypes.dtype) -> None:
+        self._untyped_storage = untyped
+        self.dtype = dtype
+
+    @property
+    def _untyped(self) -> UntypedStorage:
+        return self._untyped_storage
+
+    def _elements(self) -> np.ndarray:
+        """The memory as a vector of ``dtype`` elements."""
+        root = self._untyped_storage._array
+        count = root.nbytes // self.dtype.itemsize
+        return storage_view(root, self.dtype.np, (count,), (1,), 0)
+
+    @property
+    def device(self) -> Any:
+        return self._untyped_storage.device
+
+    def size(self) -> int:
+        """The number of elements."""
+        return self._untyped_storage.nbytes() // self.dtype.itemsize
+
+    def __len__(self) -> int:
+        return self.size()
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return self.dtype.itemsize
+
+    def nbytes(self) -> int:
+        """The size in bytes."""
+        return self._untyped_storage.nbytes()
+
+    def data_ptr(self) -> int:
+        """The address of the first element."""
+        return self._untyped_storage.data_ptr()
+
+    def untyped(self) -> UntypedStorage:
+        """The same memory as bytes."""
+        return self._untyped_storage
+
+    def is_shared(self) -> bool:
+        """Whether the memory is shared with other processes."""
+        return self._untyped_storage.is_shared()
+
+    def type(self) -> str:
+        """torch's legacy name of the storage type (``"torch.FloatStorage"``)."""
+        return f"torch.{dtypes.legacy_name(self.dtype)}Storage"
+
+    def tolist(self) -> list:
+        """The elements as a list of Python numbers."""
+        return self._elements().tolist()
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._elements()[index].tolist()
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._elements()[index] = getattr(value, "_data", value)
+
+    def fill_(self, value: Any) -> TypedStorage:
+        """Set every element to ``value``; returns the storage."""
+        self._elements().fill(value)
+        return self
+
+    def __iter__(self) -> Any:
+        return iter(self.tolist())
+
+    def __repr__(self) -> str:
+        values = self._elements()
+        lines = [f" {value}" for value in values.tolist()]
+        lines.append(
+            f"[torch.storage.TypedStorage(dtype={self.dtype}, device=cpu) of size {values.size}]"
+        )
+        return "\n".join(lines)
 
 
 def _memory_root(array: np.ndarray) -> np.ndarray:
@@ -158,6 +312,64 @@ def stride(input: Any, dim: int | None = None) -> Any:
 def untyped_storage(input: Any) -> UntypedStorage:
     """The memory this tensor shares with its base, its views and ``detach()``-ed aliases."""
     return UntypedStorage(_memory_root(input._data))
+
+
+def storage(input: Any) -> TypedStorage:
+    """The tensor's storage read as elements of its dtype (deprecated in torch, which
+    warns; prefer ``untyped_storage()``)."""
+    warnings.warn(_TYPED_STORAGE_WARNING, UserWarning, stacklevel=2)
+    return TypedStorage(untyped_storage(input), input.dtype)
+
+
+def storage_type(input: Any) -> type:
+    """The legacy storage class of the tensor's dtype (``FloatStorage`` ...; see
+    ``hookgrad.storage``)."""
+    return legacy_storage_class(input.dtype)
+
+
+_LEGACY_STORAGES: dict[Any, type] = {}
+
+
+def legacy_storage_class(dtype: dtypes.dtype) -> type:
+    """torch's per-dtype storage class (``FloatStorage`` for float32): a ``TypedStorage``
+    of that dtype, made once per dtype."""
+    cls = _LEGACY_STORAGES.get(dtype)
+    if cls is None:
+        name = f"{dtypes.legacy_name(dtype)}Storage"
+        cls = type(name, (TypedStorage,), {"__slots__": (), "__module__": "torch"})
+        _LEGACY_STORAGES[dtype] = cls
+    return cls
+
+
+def share_memory_(input: Any) -> Any:
+    """Move the tensor's storage into memory shared between processes, in place (a
+    no-op when it is there already); returns ``input``. A child process started
+    afterwards, or receiving the tensor through ``hookgrad.multiprocessing`` (a
+    ``Queue``, a ``Process`` argument), then sees the same memory: writes in one
+    process show in all (Hogwild training).
+
+    NOTE: torch moves the storage itself, so every tensor on it follows; here only
+    ``input`` moves to the shared copy (its views made before keep the old memory).
+    Example::
+
+        model.weight.share_memory_()
+        model.weight.is_shared()      # True
+    """
+    data = input._data
+    root = _memory_root(data)
+    if shared_memory.descriptor(root) is not None:
+        return input
+    shared = shared_memory.allocate(root.nbytes)
+    shared[:] = root.ravel(order="K").view(np.uint8)
+    offset = storage_offset(input)
+    input._data = storage_view(shared, data.dtype, data.shape, torch_strides(data), offset)
+    return input
+
+
+def is_shared(input: Any) -> bool:
+    """Whether the tensor's storage is in memory shared between processes (after
+    ``share_memory_()``, or received so from another process)."""
+    return shared_memory.descriptor(_memory_root(input._data)) is not None
 
 
 def storage_offset(input: Any) -> int:
@@ -232,12 +444,30 @@ def copy_in_format(input: Any, memory_format: Any) -> Any:
     return apply(ops.ContiguousCopy(), input)
 
 
+def _layout(input: Any) -> layout:
+    """The tensor's layout: ``strided`` (hookgrad's only one)."""
+    return strided
+
+
+def _is_nested(input: Any) -> bool:
+    """False: hookgrad has no nested (jagged) tensors."""
+    return False
+
+
 class LayoutMethods:
     """Memory-layout methods of ``Tensor``."""
+
+    layout = property(_layout)
 
     stride = stride
     storage_offset = storage_offset
     data_ptr = data_ptr
+    const_data_ptr = data_ptr
     untyped_storage = untyped_storage
+    storage = storage
+    storage_type = storage_type
+    share_memory_ = share_memory_
+    is_shared = is_shared
+    is_nested = property(_is_nested)
     is_contiguous = is_contiguous
     contiguous = contiguous

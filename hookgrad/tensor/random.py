@@ -624,3 +624,40 @@ def randint_like(
         low, high = 0, low
     array = sample_integers(_like(input, dtype), int(low), int(high), generator)
     return new_leaf(array, requires_grad)
+
+
+# -- poisson and binomial ---------------------------------------------------------------------
+def sample_poisson(rates: np.ndarray, generator: Generator | None = None) -> np.ndarray:
+    """Poisson counts for the rates ``rates`` (a floating array), in its dtype: torch's
+    ``poisson``, one element after another in C order."""
+    engine = engine_of(generator)
+    flat = np.ascontiguousarray(rates).ravel()
+    return random_kernels.poisson(engine, flat).reshape(rates.shape).astype(rates.dtype)
+
+
+def sample_binomial(
+    counts: np.ndarray, probs: np.ndarray, generator: Generator | None = None
+) -> np.ndarray:
+    """Binomial draws for the trial counts ``counts`` and the probabilities ``probs``
+    (broadcast to ``counts``' shape; one floating dtype): torch's ``binomial``."""
+    engine = engine_of(generator)
+    flat_counts = np.ascontiguousarray(counts).ravel()
+    flat_probs = np.ascontiguousarray(np.broadcast_to(probs, counts.shape)).ravel()
+    return random_kernels.binomial(engine, flat_counts, flat_probs).reshape(counts.shape)
+
+
+# -- gamma and Dirichlet ------------------------------------------------------------------------
+def sample_standard_gamma(alpha: np.ndarray, generator: Generator | None = None) -> np.ndarray:
+    """A standard gamma draw per concentration in ``alpha`` (a float32 or float64 array),
+    in its dtype and shape: torch's ``_standard_gamma``, element after element in C
+    order, each result at least the dtype's smallest normal number."""
+    engine = engine_of(generator)
+    flat = np.ascontiguousarray(alpha).ravel().astype(np.float64)
+    values = random_kernels.standard_gamma(engine, flat, alpha.dtype).astype(alpha.dtype)
+    return np.maximum(values, np.finfo(alpha.dtype).tiny).reshape(alpha.shape)
+
+
+def sample_dirichlet(alpha: np.ndarray, generator: Generator | None = None) -> np.ndarray:
+    """A Dirichlet draw per row (last axis) of the concentrations ``alpha`` (a float32 or
+    float64 array), in its dtype: torch's ``_sample_dirichlet``."""
+    return random_kernels.dirichlet(engine_of(generator), alpha)

@@ -363,16 +363,10 @@ def test_bad_arguments_raise_like_torch(torch, name):
     assert outcome(lambda: make_call(functional, hookgrad)) == ("error", expected)
 
 
-def test_forward_mode_is_not_available():
+def test_forward_mode_needs_vectorize():
     x = hookgrad.ones(2)
     with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
         functional.jacobian(lambda x: x, x, strategy="forward-mode")
-    with pytest.raises(NotImplementedError, match="no forward-mode AD"):
-        functional.jacobian(lambda x: x, x, strategy="forward-mode", vectorize=True)
-    with pytest.raises(NotImplementedError, match="no forward-mode AD"):
-        functional.hessian(
-            lambda x: x.sum(), x, vectorize=True, outer_jacobian_strategy="forward-mode"
-        )
 
 
 def test_vectorize_gives_the_same_jacobian():

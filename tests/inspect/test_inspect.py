@@ -111,7 +111,7 @@ def test_a_model_updated_by_hand_is_found(tmp_path: Path) -> None:
         (
             "import not_installed_anywhere",
             "needs the module not_installed_anywhere, which is not installed (hookgrad stands "
-            "in for torch only)",
+            "in for torch and torchvision only)",
         ),
     ],
 )

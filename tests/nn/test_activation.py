@@ -1,5 +1,6 @@
 """Activation layers and functions against torch (float32 and float64, values, input
-gradients, node names, in-place forms), gradcheck/gradgradcheck in float64, and repr."""
+gradients, node names, in-place forms), gradcheck/gradgradcheck in float64, repr, errors,
+and the random ones (RReLU, gumbel_softmax) drawing torch's numbers."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import hookgrad
 from hookgrad import nn
 from hookgrad.autograd import gradcheck, gradgradcheck
 from hookgrad.nn import functional as F
-from tests.oracle import assert_close
+from tests.oracle import assert_close, outcome
 
 DTYPES = ["float32", "float64"]
 
@@ -36,6 +37,18 @@ LAYERS = [
     ("LogSoftmax", lambda nn: nn.LogSoftmax(dim=1)),
     ("Softsign", lambda nn: nn.Softsign()),
     ("Tanhshrink", lambda nn: nn.Tanhshrink()),
+    ("Hardtanh", lambda nn: nn.Hardtanh(-2.0, 1.5)),
+    ("ReLU6", lambda nn: nn.ReLU6()),
+    ("Hardsigmoid", lambda nn: nn.Hardsigmoid()),
+    ("Hardswish", lambda nn: nn.Hardswish()),
+    ("Mish", lambda nn: nn.Mish()),
+    ("SELU", lambda nn: nn.SELU()),
+    ("CELU", lambda nn: nn.CELU(0.5)),
+    ("LogSigmoid", lambda nn: nn.LogSigmoid()),
+    ("Softshrink", lambda nn: nn.Softshrink(0.7)),
+    ("Hardshrink", lambda nn: nn.Hardshrink()),
+    ("Threshold", lambda nn: nn.Threshold(0.5, -1.0)),
+    ("RReLU-eval", lambda nn: nn.RReLU(0.2, 0.4).eval()),
 ]
 
 INPLACE_LAYERS = [
@@ -43,6 +56,15 @@ INPLACE_LAYERS = [
     ("LeakyReLU", lambda nn: nn.LeakyReLU(0.1, inplace=True)),
     ("ELU", lambda nn: nn.ELU(0.7, inplace=True)),
     ("SiLU", lambda nn: nn.SiLU(inplace=True)),
+    ("Hardtanh", lambda nn: nn.Hardtanh(inplace=True)),
+    ("ReLU6", lambda nn: nn.ReLU6(True)),
+    ("Hardsigmoid", lambda nn: nn.Hardsigmoid(True)),
+    ("Hardswish", lambda nn: nn.Hardswish(True)),
+    ("Mish", lambda nn: nn.Mish(True)),
+    ("SELU", lambda nn: nn.SELU(True)),
+    ("CELU", lambda nn: nn.CELU(2.0, True)),
+    ("Threshold", lambda nn: nn.Threshold(0.5, -1.0, True)),
+    ("RReLU-eval", lambda nn: nn.RReLU(inplace=True).eval()),
 ]
 
 
@@ -192,7 +214,25 @@ def test_implicit_softmax_dim_warns_and_picks_torchs_dim(torch, name, ndim):
 
 
 @pytest.mark.parametrize(
-    "fn", [F.gelu, F.silu, F.elu, F.leaky_relu, F.softplus], ids=lambda f: f.__name__
+    "fn",
+    [
+        F.gelu,
+        F.silu,
+        F.elu,
+        F.leaky_relu,
+        F.softplus,
+        F.hardsigmoid,
+        F.hardswish,
+        F.mish,
+        F.selu,
+        F.celu,
+        F.logsigmoid,
+        F.softshrink,
+        F.hardshrink,
+        F.rrelu,
+        F.glu,
+    ],
+    ids=lambda f: f.__name__,
 )
 @pytest.mark.parametrize("value", [[1, 2], [True, False]])
 def test_integer_and_bool_inputs_are_refused_like_torch(torch, fn, value):
@@ -234,6 +274,27 @@ REPRS = [
     lambda nn: nn.Softmax(1),
     lambda nn: nn.Softmin(0),
     lambda nn: nn.LogSoftmax(dim=-1),
+    lambda nn: nn.Hardtanh(),
+    lambda nn: nn.Hardtanh(-2, 3.5, True),
+    lambda nn: nn.ReLU6(),
+    lambda nn: nn.ReLU6(True),
+    lambda nn: nn.Hardsigmoid(True),
+    lambda nn: nn.Hardswish(),
+    lambda nn: nn.Mish(True),
+    lambda nn: nn.SELU(),
+    lambda nn: nn.SELU(True),
+    lambda nn: nn.CELU(),
+    lambda nn: nn.CELU(0.5, True),
+    lambda nn: nn.GLU(),
+    lambda nn: nn.LogSigmoid(),
+    lambda nn: nn.Softshrink(0.2),
+    lambda nn: nn.Hardshrink(),
+    lambda nn: nn.Threshold(0.1, 20),
+    lambda nn: nn.Threshold(0.1, 20, inplace=True),
+    lambda nn: nn.RReLU(),
+    lambda nn: nn.RReLU(0.1, 0.2, True),
+    lambda nn: nn.PReLU(3),
+    lambda nn: nn.Softmax2d(),
 ]
 
 
@@ -255,3 +316,92 @@ def test_inplace_backward_with_negative_slope_is_refused_like_torch(torch, name)
             y.sum().backward()
         errors.append(str(error.value))
     assert errors[0] == errors[1]
+
+
+ERRORS = [
+    ("hardtanh_bounds", lambda t: t.nn.functional.hardtanh(t.zeros(2), 1.0, -1.0)),
+    ("Hardtanh_bounds", lambda t: t.nn.Hardtanh(1.0, 1.0)),
+    ("glu_scalar", lambda t: t.nn.functional.glu(t.tensor(1.0))),
+    ("glu_odd", lambda t: t.nn.functional.glu(t.zeros(2, 3))),
+    ("glu_dim", lambda t: t.nn.functional.glu(t.zeros(2, 4), 2)),
+    ("prelu_dtype", lambda t: t.nn.functional.prelu(t.zeros(2, 3), t.zeros(3).double())),
+    ("prelu_channels", lambda t: t.nn.functional.prelu(t.zeros(2, 3), t.zeros(4))),
+    ("prelu_scalar_input", lambda t: t.nn.functional.prelu(t.tensor(1.0), t.zeros(2))),
+    ("prelu_weight_2d", lambda t: t.nn.functional.prelu(t.zeros(2, 1), t.zeros(1, 1))),
+    ("softshrink_lambd", lambda t: t.nn.functional.softshrink(t.zeros(2), -0.5)),
+    ("celu_alpha", lambda t: t.nn.functional.celu(t.zeros(2), 0.0)),
+    ("softmax2d_rank", lambda t: t.nn.Softmax2d()(t.zeros(2, 3))),
+    ("rrelu__leaf", lambda t: t.rrelu_(t.zeros(2, requires_grad=True), training=True)),
+]
+
+
+@pytest.mark.parametrize("case", [c for _, c in ERRORS], ids=[n for n, _ in ERRORS])
+def test_errors_match_torch(torch, case):
+    ours, theirs = outcome(case, hookgrad), outcome(case, torch)
+    assert ours[0] == "error"
+    assert ours == theirs
+
+
+def test_refused_rrelu_draws_nothing(torch):
+    for lib in (hookgrad, torch):
+        lib.manual_seed(5)
+        with pytest.raises(RuntimeError):
+            lib.rrelu_(lib.zeros(3, requires_grad=True), training=True)
+    assert hookgrad.rand(2).tolist() == pytest.approx(torch.rand(2).tolist())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_random_activations_draw_torchs_numbers(torch, dtype):
+    """RReLU in training and gumbel_softmax after the same seed: torch's values and
+    gradients."""
+    x = _input(dtype)
+
+    def run(lib, fn):
+        lib.manual_seed(11)
+        leaf = lib.tensor(x, requires_grad=True)
+        out = fn(lib, leaf)
+        (out * lib.tensor(x)).sum().backward()
+        return out, leaf.grad
+
+    for fn in (
+        lambda lib, x: lib.nn.RReLU(0.1, 0.6)(x),
+        lambda lib, x: lib.nn.functional.rrelu(x * 1, training=True, inplace=True),
+        lambda lib, x: lib.nn.functional.gumbel_softmax(x, tau=0.5),
+        lambda lib, x: lib.nn.functional.gumbel_softmax(x, hard=True, dim=0),
+    ):
+        assert_close(run(hookgrad, fn), run(torch, fn), **_tol(dtype))
+
+
+def test_prelu_weight_gradient_matches_torch(torch):
+    x = np.random.default_rng(4).standard_normal((2, 3, 4))
+    results = []
+    for lib in (hookgrad, torch):
+        layer = lib.nn.PReLU(3).double()
+        leaf = lib.tensor(x, requires_grad=True)
+        (layer(leaf) ** 2).sum().backward()
+        results.append((leaf.grad, layer.weight.grad))
+    assert_close(results[0], results[1], rtol=1e-12, atol=1e-12)
+
+
+def test_softmax2d_matches_torch(torch):
+    x = np.random.default_rng(5).standard_normal((2, 3, 2, 2))
+    for shape in ((2, 3, 2, 2), (3, 2, 2)):
+        ours = nn.Softmax2d()(hookgrad.tensor(x.reshape(-1)[: np.prod(shape)].reshape(shape)))
+        theirs = torch.nn.Softmax2d()(torch.tensor(x.reshape(-1)[: np.prod(shape)].reshape(shape)))
+        assert_close(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+def test_torch_level_activations_match_torch(torch):
+    x = np.random.default_rng(6).standard_normal((3, 4))
+    for fn in (
+        lambda t, x: t.selu(x),
+        lambda t, x: t.celu(x, 0.5),
+        lambda t, x: t.threshold(x, 0.0, 3.0),
+        lambda t, x: t.hardshrink(x, 0.2),
+        lambda t, x: t.rrelu(x),
+        lambda t, x: t.prelu(x, x.new_tensor([0.2])),
+        lambda t, x: t.selu_(x.clone()),
+        lambda t, x: t.celu_(x.clone()),
+        lambda t, x: t.threshold_(x.clone(), 0.5, 0.0),
+    ):
+        assert_close(fn(hookgrad, hookgrad.tensor(x)), fn(torch, torch.tensor(x)), 1e-12, 1e-12)

@@ -1,4 +1,5 @@
-"""``Sequential``, ``ModuleList`` and ``ModuleDict`` against torch."""
+"""``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList``, ``ParameterDict`` and
+``Container`` against torch."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 import numpy as np
+import pytest
 
 import hookgrad
 
@@ -121,3 +123,54 @@ def test_container_hooks_wrap_the_whole_block() -> None:
     x = hookgrad.ones(3, 2, requires_grad=True)
     seq(x).sum().backward()
     assert seen == [((3, 2), (3, 2))]
+
+
+def test_parameter_list_matches_torch(torch: Any) -> None:
+    def scenario(lib: Any) -> Any:
+        nn = lib.nn
+        values = nn.ParameterList([nn.Parameter(lib.ones(2, 3)), lib.zeros(4), "label"])
+        log = [repr(values), len(values), type(values[1]).__name__, values[2]]
+        values.append(lib.ones(1, dtype=lib.float64))
+        values += [lib.zeros(2)]
+        values[0] = lib.full((2,), 3.0)
+        log += [repr(values[1:4]), [n for n, _ in values.named_parameters()]]
+        log += [outcome(lambda: values[9]), outcome(lambda: values.extend(lib.ones(2)))]
+        log += [outcome(lambda: values(1)), [d for d in dir(values) if d.isdigit()]]
+        log.append([p.tolist() if hasattr(p, "tolist") else p for p in values])
+        return log
+
+    assert scenario(hookgrad) == scenario(torch)
+
+
+def test_parameter_dict_matches_torch(torch: Any) -> None:
+    def scenario(lib: Any) -> Any:
+        nn = lib.nn
+        values = nn.ParameterDict({"b": lib.ones(2), "a": nn.Parameter(lib.zeros(3))})
+        log = [repr(values), list(values), len(values), "a" in values]
+        values.update(OrderedDict([("z", lib.ones(1)), ("c", "text")]))
+        values.update([("y", lib.zeros(2, 2, dtype=lib.float64))])
+        log += [
+            list(values.keys()),
+            values.get("missing", 5),
+            values.setdefault("d", lib.ones(1)).tolist(),
+        ]
+        log += [values.pop("z").tolist(), values.popitem()[0], list(reversed(values))]
+        merged = values | nn.ParameterDict({"e": lib.ones(1)})
+        log += [list(merged), repr(values.copy()), list(values.fromkeys(["p", "q"], 1.0))]
+        log += [[n for n, _ in values.named_parameters()], repr(values)]
+        log += [outcome(lambda: values[1]), outcome(lambda: values.update(3))]
+        log += [outcome(lambda: values.update([("k",)])), outcome(lambda: values(1))]
+        values.clear()
+        return log + [len(values), list(values.parameters())]
+
+    assert scenario(hookgrad) == scenario(torch)
+
+
+def test_container_warns_and_registers_its_modules(torch: Any) -> None:
+    for lib in (hookgrad, torch):
+        with pytest.warns(FutureWarning, match="nn.Container. is deprecated"):
+            container = lib.nn.Container(encoder=lib.nn.Linear(2, 3))
+        assert [name for name, _ in container.named_parameters()] == [
+            "encoder.weight",
+            "encoder.bias",
+        ]

@@ -267,3 +267,140 @@ def test_default_init_bounds():
 )
 def test_extra_repr_matches_torch(torch, make):
     assert make(nn).extra_repr() == make(torch.nn).extra_repr()
+
+
+# -- 1-d and 3-d layers ---------------------------------------------------------------------
+
+LAYERS = [
+    # (class, positional args, kwargs, input shape)
+    ("Conv3d", (3, 4, 2), {"stride": (1, 2, 1), "padding": 1}, (2, 3, 4, 5, 3)),
+    ("Conv3d", (4, 4, 3), {"groups": 2, "padding": "same", "dilation": 2}, (4, 3, 3, 5)),
+    (
+        "Conv3d",
+        (2, 3, 2),
+        {"padding": 1, "padding_mode": "reflect", "bias": False},
+        (1, 2, 3, 3, 3),
+    ),
+    ("ConvTranspose1d", (4, 6, 3), {"stride": 2, "padding": 1, "groups": 2}, (2, 4, 5)),
+    ("ConvTranspose1d", (3, 2, 2), {"dilation": 3, "bias": False}, (3, 4)),
+    ("ConvTranspose3d", (2, 4, (2, 3, 2)), {"stride": 2, "output_padding": 1}, (1, 2, 2, 3, 2)),
+    ("ConvTranspose3d", (4, 2, 2), {"groups": 2, "padding": (1, 0, 0)}, (4, 3, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("config", LAYERS, ids=lambda c: f"{c[0]}{c[2]}")
+def test_layers_match_torch(torch, dtype, config):
+    name, args, kwargs, shape = config
+    module = getattr(nn, name)(*args, dtype=getattr(hookgrad, dtype), **kwargs)
+    torch_module = getattr(torch.nn, name)(*args, dtype=getattr(torch, dtype), **kwargs)
+    _copy_parameters(module, torch_module)
+    assert module.extra_repr() == torch_module.extra_repr()
+    x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    ours, theirs = _run_both(module, torch_module, torch, x, dtype)
+    assert_close(ours, theirs, **_tol(dtype))
+
+
+@pytest.mark.parametrize("name", ["ConvTranspose1d", "ConvTranspose3d"])
+def test_conv_transpose_output_size(torch, name):
+    nd = int(name[-2])
+    results = []
+    for lib in (hookgrad, torch):
+        module = getattr(lib.nn, name)(2, 3, 3, stride=2, padding=1)
+        x = lib.zeros((1, 2) + (4,) * nd)
+        shapes = [tuple(module(x, output_size=[8] * nd).shape)]
+        for bad in ([10] * nd, [8] * (nd + 3)):
+            with pytest.raises(ValueError) as info:
+                module(x, output_size=bad)
+            shapes.append(str(info.value))
+        results.append(shapes)
+    assert results[0] == results[1]
+    assert results[0][0] == (1, 3) + (8,) * nd
+
+
+def test_torch_level_convolutions(torch):
+    """``hookgrad.conv1d`` ... are ``nn.functional``'s; ``convolution`` takes every
+    argument, ``conv_tbc`` a time-batch-channel input."""
+    assert hookgrad.conv3d is F.conv3d and hookgrad.conv_transpose1d is F.conv_transpose1d
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((2, 4, 5, 6)), rng.standard_normal((4, 3, 3, 3))
+    args = ([2, 1], [1, 0], [1, 2], True, [1, 0], 1)
+    ours = hookgrad.convolution(hookgrad.tensor(x), hookgrad.tensor(w), None, *args)
+    assert_close(ours, torch.convolution(torch.tensor(x), torch.tensor(w), None, *args))
+    a, b, c = rng.standard_normal((5, 2, 3)), rng.standard_normal((3, 3, 4)), rng.standard_normal(4)
+    results = []
+    for lib in (hookgrad, torch):
+        inputs = [lib.tensor(v, requires_grad=True) for v in (a, b, c)]
+        y = lib.conv_tbc(*inputs, 1)
+        y.backward(lib.ones_like(y) * lib.arange(4.0, dtype=lib.float64))
+        results.append((y, y.grad_fn.name(), [v.grad for v in inputs]))
+    assert results[0][1] == results[1][1] == "ConvTbcBackward0"
+    assert_close([results[0][0], *results[0][2]], [results[1][0], *results[1][2]], 1e-10, 1e-12)
+    inputs = [hookgrad.tensor(v, requires_grad=True) for v in (a, b, c)]
+    assert gradcheck(lambda *t: hookgrad.conv_tbc(*t, 2), inputs)
+    assert gradgradcheck(lambda *t: hookgrad.conv_tbc(*t, 2), inputs)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t: t.nn.functional.conv3d(t.zeros(3, 4, 4), t.zeros(3, 2, 3, 3, 3)),
+        lambda t: t.nn.functional.conv_transpose1d(t.zeros(2, 3, 4, 4), t.zeros(3, 2, 3)),
+        lambda t: t.nn.functional.conv_transpose1d(
+            t.zeros(1, 3, 4), t.zeros(3, 2, 3), stride=2, output_padding=2
+        ),
+        lambda t: t.nn.functional.conv_transpose3d(
+            t.zeros(1, 3, 4, 4, 4), t.zeros(3, 2, 3, 3, 3), stride=2, output_padding=(0, 2, 0)
+        ),
+        lambda t: t.nn.functional.conv_transpose2d(
+            t.zeros(1, 3, 4, 4), t.zeros(3, 3, 3, 3), padding=3
+        ),
+        lambda t: t.nn.functional.conv_transpose2d(
+            t.zeros(1, 3, 4, 4), t.zeros(3, 3, 3, 3), dilation=0
+        ),
+        lambda t: t.nn.functional.conv2d(t.zeros(1, 3, 4, 4), t.zeros(2, 3, 3, 3), dilation=0),
+        lambda t: t.nn.functional.conv2d(
+            t.zeros(1, 3, 4, 4), t.zeros(2, 3, 3, 3), padding=(1, 1, 1)
+        ),
+        lambda t: t.nn.functional.conv2d(t.zeros(1, 3, 4, 4), t.zeros(2, 3, 3), stride=2),
+        lambda t: t.convolution(
+            t.zeros(1, 3, 4, 4), t.zeros(3, 2, 3, 3), None, [2, 2], [0, 0], [1, 1], True, [0, 2], 1
+        ),
+        lambda t: t.conv_tbc(t.zeros(5, 2, 3), t.zeros(3, 2, 4), t.zeros(4), 1),
+        lambda t: t.conv_tbc(t.zeros(5, 2), t.zeros(3, 2, 4), t.zeros(4), 1),
+    ],
+)
+def test_nd_errors_match_torch(torch, call):
+    messages = []
+    for lib in (hookgrad, torch):
+        with pytest.raises(RuntimeError) as info:
+            call(lib)
+        messages.append(str(info.value).splitlines()[0])
+    assert messages[0] == messages[1]
+
+
+def test_nd_gradcheck():
+    x, w, b = _double((1, 2, 3, 3, 2), (2, 2, 2, 1, 2), (2,))
+    fn = lambda x, w, b: F.conv_transpose3d(x, w, b, stride=(1, 2, 1), padding=(0, 1, 0))  # noqa: E731
+    assert gradcheck(fn, (x, w, b))
+    assert gradgradcheck(fn, (x, w, b))
+
+
+def test_complex_and_integer_convolutions(torch):
+    """Complex inputs get the conjugate Wirtinger gradients (first and second order);
+    integer inputs convolve exactly."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 4, 4)) + 1j * rng.standard_normal((2, 3, 4, 4))
+    w = rng.standard_normal((3, 2, 3, 3)) + 1j * rng.standard_normal((3, 2, 3, 3))
+    results = []
+    for lib in (hookgrad, torch):
+        xt, wt = lib.tensor(x, requires_grad=True), lib.tensor(w, requires_grad=True)
+        y = lib.nn.functional.conv_transpose2d(xt, wt, stride=2, padding=1)
+        gx, gw = lib.autograd.grad((y.abs() ** 2).sum(), (xt, wt), create_graph=True)
+        (gx.abs() ** 2).sum().backward()
+        results.append((y, gx, gw, xt.grad, wt.grad))
+    assert_close(results[0], results[1], rtol=1e-9, atol=1e-9)
+    xi, wi = rng.integers(-5, 5, (2, 3, 5, 5)), rng.integers(-3, 3, (4, 3, 3, 3))
+    ours = F.conv2d(hookgrad.tensor(xi), hookgrad.tensor(wi), stride=2, padding=1)
+    expected = torch.nn.functional.conv2d(torch.tensor(xi), torch.tensor(wi), stride=2, padding=1)
+    assert_close(ours, expected, 0, 0)

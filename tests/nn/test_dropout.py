@@ -112,3 +112,70 @@ def test_repr_matches_torch(torch, args):
     module, torch_module = nn.Dropout(*args), torch.nn.Dropout(*args)
     assert module.extra_repr() == torch_module.extra_repr()
     assert repr(module) == repr(torch_module)
+
+
+TORCH_LEVEL = [
+    lambda t, x: t.dropout(x, 0.3, True),
+    lambda t, x: t.dropout_(x * 1, 0.6, True),
+    lambda t, x: t.dropout(x, 0.3, False),
+    lambda t, x: t.feature_dropout(x, 0.5, True),
+    lambda t, x: t.feature_dropout_(x * 1, 0.5, True),
+    lambda t, x: t.alpha_dropout(x, 0.2, True),
+    lambda t, x: t.alpha_dropout_(x * 1, 0.2, True),
+    lambda t, x: t.feature_alpha_dropout(x, 0.4, True),
+    lambda t, x: t.feature_alpha_dropout_(x * 1, 0.4, True),
+]
+
+
+@pytest.mark.parametrize("fn", TORCH_LEVEL)
+def test_torch_level_dropout_draws_torchs_masks(torch, fn):
+    x = np.random.default_rng(0).standard_normal((3, 4, 5)).astype(np.float32)
+
+    def run(lib):
+        lib.manual_seed(9)
+        leaf = lib.tensor(x, requires_grad=True)
+        out = fn(lib, leaf)
+        (grad,) = lib.autograd.grad(out.sum(), leaf)
+        return out.detach().numpy(), grad.numpy()
+
+    for ours, theirs in zip(run(hookgrad), run(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t: t.dropout(t.ones(2), 1.5, True),
+        lambda t: t.feature_dropout(t.ones(2), 0.5, True),
+        lambda t: t.alpha_dropout_(t.ones(2), -0.1, True),
+    ],
+)
+def test_torch_level_dropout_errors_match_torch(torch, fn):
+    errors = []
+    for lib in (hookgrad, torch):
+        with pytest.raises(RuntimeError) as info:
+            fn(lib)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("train", [True, False, None])
+def test_native_dropout_matches_torch(torch, train):
+    """torch's mask and values; its gradient scales only when ``train`` is True."""
+    x = np.random.default_rng(1).standard_normal((3, 20))
+
+    def run(lib):
+        lib.manual_seed(2)
+        leaf = lib.tensor(x, requires_grad=True)
+        out, mask = lib.native_dropout(leaf, 0.3, train)
+        seed = lib.full_like(out, 2.0).requires_grad_()
+        (grad,) = lib.autograd.grad(out, leaf, seed, create_graph=True)
+        (second,) = lib.autograd.grad(grad.sum(), seed)
+        node = out.grad_fn
+        names = type(node).__name__, type(grad.grad_fn).__name__, node._saved_p, str(mask.dtype)
+        return names, [out.detach().numpy(), mask.numpy(), grad.detach().numpy(), second.numpy()]
+
+    ours, theirs = run(hookgrad), run(torch)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_array_equal(a, b)

@@ -173,3 +173,32 @@ def test_trunc_normal_warns_when_mean_is_far_from_the_interval():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         init.trunc_normal_(hookgrad.empty(10))
+
+
+DEPRECATED = [
+    ("uniform", (4, 3), {"a": -1.0, "b": 2.0}),
+    ("normal", (4, 3), {"std": 0.5}),
+    ("constant", (4, 3), {"val": 0.3}),
+    ("eye", (4, 3), {}),
+    ("dirac", (4, 2, 3), {}),
+    ("xavier_uniform", (4, 3), {"gain": 2.0}),
+    ("xavier_normal", (4, 3), {}),
+    ("kaiming_uniform", (4, 3), {"a": 0.1}),
+    ("kaiming_normal", (4, 3), {"mode": "fan_out"}),
+    ("orthogonal", (4, 3), {}),
+    ("sparse", (5, 3), {"sparsity": 0.4}),
+]
+
+
+@pytest.mark.parametrize("name, shape, kwargs", DEPRECATED, ids=[d[0] for d in DEPRECATED])
+def test_deprecated_spellings_warn_and_draw_as_torch(torch, name, shape, kwargs):
+    results = []
+    for lib, module in ((hookgrad, init), (torch, torch.nn.init)):
+        lib.manual_seed(3)
+        tensor = lib.empty(*shape, dtype=lib.float64)
+        with pytest.warns(FutureWarning) as caught:
+            returned = getattr(module, name)(tensor, **kwargs)
+        assert returned is tensor and getattr(module, name).__name__ == name
+        results.append((str(caught[0].message), tensor.numpy()))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12, atol=1e-14)

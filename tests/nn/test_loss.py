@@ -1,5 +1,6 @@
 """Losses: values, gradients and node names against torch (float32 and float64), float64
-gradcheck/gradgradcheck, and torch's errors for bad targets."""
+gradcheck/gradgradcheck, torch's errors for bad targets; the loss and distance modules
+and the torch-level forms (``torch.kl_div`` ...) against torch."""
 
 import warnings
 
@@ -10,6 +11,7 @@ import hookgrad
 import hookgrad.nn as hnn
 import hookgrad.nn.functional as HF
 from hookgrad.autograd import gradcheck, gradgradcheck
+from tests.oracle import assert_close, outcome
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((4, 3))
@@ -258,3 +260,243 @@ def test_mixed_dtypes_promote_as_torch(torch, name, target_dtype):
     out_t.backward()
     assert xh.grad.dtype == hookgrad.float32
     np.testing.assert_allclose(xh.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+# ---------------------------------------------------------------- the other losses of nn
+
+SIGNS = np.sign(Y)
+ROW_SIGNS = np.array([1.0, -1.0, -1.0, 1.0])
+LABELS = np.array([[0, 2, -1], [1, -1, 0], [2, 1, 0], [-1, 0, 0]])
+
+# (module name, constructor kwargs, call arguments as arrays: the float ones require grad,
+# but a SoftMarginLoss target, which torch refuses to differentiate; indices stay integers)
+MODULES = [
+    ("KLDivLoss", {"reduction": "batchmean"}, (X, P)),
+    ("KLDivLoss", {"reduction": "sum", "log_target": True}, (X, Y)),
+    ("PoissonNLLLoss", {"log_input": False, "full": True}, (P, Q * 4)),
+    ("GaussianNLLLoss", {"eps": 1e-3, "reduction": "none"}, (X, Y, P)),
+    ("HingeEmbeddingLoss", {"margin": 0.5}, (X, SIGNS)),
+    ("SoftMarginLoss", {"reduction": "sum"}, (X, SIGNS)),
+    ("MultiLabelSoftMarginLoss", {"weight": W3}, (X, (Q > 0.5) * 1.0)),
+    ("MultiLabelMarginLoss", {}, (X, LABELS)),
+    ("MultiMarginLoss", {"p": 2, "margin": 0.7, "weight": W3}, (X, IDX)),
+    ("CosineEmbeddingLoss", {"margin": 0.2}, (X, Y, ROW_SIGNS)),
+    ("MarginRankingLoss", {"margin": 0.1, "reduction": "none"}, (X[:, 0], Y[:, 0], SIGNS[:, 0])),
+    ("TripletMarginLoss", {"p": 1.0, "swap": True}, (X, Y, P)),
+    ("TripletMarginWithDistanceLoss", {"margin": 0.5, "swap": True}, (X, Y, P)),
+    ("NLLLoss2d", {"ignore_index": 1}, (X4, IDX4)),
+    ("PairwiseDistance", {"p": 3.0, "keepdim": True}, (X, Y)),
+    ("CosineSimilarity", {"dim": 0}, (X, Y)),
+]
+
+
+def _module_args(lib, name, arrays, dtype):
+    tensors = []
+    for position, a in enumerate(arrays):
+        if np.asarray(a).dtype.kind != "f":
+            tensors.append(lib.tensor(a))
+            continue
+        grad = name != "SoftMarginLoss" or position == 0
+        tensors.append(lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=grad))
+    return tensors
+
+
+def _as(lib, kwargs, dtype):
+    return {
+        k: lib.tensor(v, dtype=getattr(lib, dtype)) if isinstance(v, np.ndarray) else v
+        for k, v in kwargs.items()
+    }
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name, kwargs, arrays", MODULES, ids=[m[0] for m in MODULES])
+def test_loss_modules_match_torch(torch, name, kwargs, arrays, dtype):
+    def run(lib):
+        module = getattr(lib.nn, name)(**_as(lib, kwargs, dtype))
+        inputs = _module_args(lib, name, arrays, dtype)
+        out = module(*inputs)
+        wanted = [x for x in inputs if x.requires_grad]
+        grads = lib.autograd.grad(out.sum(), wanted, allow_unused=True)
+        return repr(module), type(out.grad_fn).__name__, out, grads
+
+    ours, theirs = run(hookgrad), run(torch)
+    assert ours[:2] == theirs[:2]
+    tolerance = {"rtol": 1e-5, "atol": 1e-6} if dtype == "float32" else {"rtol": 1e-12}
+    assert_close(ours[2:], theirs[2:], **tolerance)
+
+
+TORCH_LEVEL = [
+    lambda t, x, y: t.kl_div(x, y.exp(), 1),
+    lambda t, x, y: t.kl_div(x, y, 0, log_target=True),
+    lambda t, x, y: t.poisson_nll_loss(x, y.abs(), True, False, 1e-8, 2),
+    lambda t, x, y: t.margin_ranking_loss(x, y, y.sign(), 0.1, 1),
+    lambda t, x, y: t.hinge_embedding_loss(x, y.sign(), 1.0, 2),
+    lambda t, x, y: t.cosine_embedding_loss(x, y, y[:, 0].sign(), 0.0, 1),
+    lambda t, x, y: t.triplet_margin_loss(x, y, y * 2, 1.0, 2.0, 1e-6, False, 0),
+    lambda t, x, y: t.cosine_similarity(x, y, 0),
+    lambda t, x, y: t.pairwise_distance(x, y),
+    lambda t, x, y: t.binary_cross_entropy_with_logits(x, y.sigmoid(), None, None, 2),
+]
+
+
+@pytest.mark.parametrize("fn", TORCH_LEVEL)
+def test_torch_level_losses_match_torch(torch, fn):
+    def run(lib):
+        x, y = lib.tensor(X, requires_grad=True), lib.tensor(Y)
+        out = fn(lib, x, y)
+        return out, lib.autograd.grad(out.sum(), x)
+
+    assert_close(run(hookgrad), run(torch), rtol=1e-12, atol=1e-14)
+
+
+LOSS_ERRORS = [
+    ("kl_div_reduction", lambda t: t.nn.functional.kl_div(t.zeros(2), t.zeros(2), reduction="x")),
+    ("kl_div_integral", lambda t: t.kl_div(t.zeros(2), t.zeros(2).long())),
+    (
+        "poisson_reduction",
+        lambda t: t.nn.functional.poisson_nll_loss(t.zeros(2), t.zeros(2), reduction="x"),
+    ),
+    (
+        "gaussian_negative_var",
+        lambda t: t.nn.functional.gaussian_nll_loss(t.zeros(2), t.zeros(2), -1.0),
+    ),
+    (
+        "gaussian_var_size",
+        lambda t: t.nn.functional.gaussian_nll_loss(t.zeros(2, 3), t.zeros(2, 3), t.ones(3, 2)),
+    ),
+    (
+        "gaussian_reduction",
+        lambda t: t.nn.functional.gaussian_nll_loss(
+            t.zeros(2), t.zeros(2), t.ones(2), reduction="x"
+        ),
+    ),
+    (
+        "margin_ranking_dims",
+        lambda t: t.nn.functional.margin_ranking_loss(t.zeros(2), t.zeros(2, 1), t.zeros(2)),
+    ),
+    (
+        "cosine_embedding_target",
+        lambda t: t.nn.functional.cosine_embedding_loss(
+            t.zeros(2, 3), t.zeros(2, 3), t.zeros(2, 2)
+        ),
+    ),
+    (
+        "cosine_embedding_1d",
+        lambda t: t.nn.functional.cosine_embedding_loss(t.zeros(3), t.zeros(3), t.zeros(2)),
+    ),
+    (
+        "cosine_embedding_0d",
+        lambda t: t.nn.functional.cosine_embedding_loss(
+            t.zeros(2, 3), t.zeros(2, 3), t.tensor(1.0)
+        ),
+    ),
+    (
+        "multi_margin_p",
+        lambda t: t.nn.functional.multi_margin_loss(t.zeros(2, 3), t.zeros(2).long(), p=3),
+    ),
+    (
+        "multi_margin_weight",
+        lambda t: t.nn.functional.multi_margin_loss(
+            t.zeros(2, 3), t.zeros(2).long(), weight=t.ones(3, 1)
+        ),
+    ),
+    (
+        "multi_margin_weight_size",
+        lambda t: t.nn.functional.multi_margin_loss(
+            t.zeros(2, 3), t.zeros(2).long(), weight=t.ones(4)
+        ),
+    ),
+    (
+        "multi_margin_target_size",
+        lambda t: t.nn.functional.multi_margin_loss(t.zeros(2, 3), t.zeros(3).long()),
+    ),
+    (
+        "multi_margin_target_range",
+        lambda t: t.nn.functional.multi_margin_loss(t.zeros(2, 3), t.tensor([0, 3])),
+    ),
+    (
+        "multi_margin_empty",
+        lambda t: t.nn.functional.multi_margin_loss(t.zeros(2, 0), t.zeros(2).long()),
+    ),
+    (
+        "multilabel_margin_size",
+        lambda t: t.nn.functional.multilabel_margin_loss(t.zeros(2, 3), t.zeros(2, 2).long()),
+    ),
+    (
+        "multi_margin_target_dtype",
+        lambda t: t.nn.functional.multi_margin_loss(t.zeros(2, 3), t.zeros(2)),
+    ),
+    (
+        "soft_margin_target_grad",
+        lambda t: t.nn.functional.soft_margin_loss(t.zeros(2), t.zeros(2, requires_grad=True)),
+    ),
+    (
+        "multilabel_margin_range",
+        lambda t: t.nn.functional.multilabel_margin_loss(
+            t.zeros(2, 3), t.tensor([[0, 3, -1], [0, 0, 0]])
+        ),
+    ),
+    (
+        "triplet_margin",
+        lambda t: t.nn.functional.triplet_margin_loss(
+            t.zeros(2), t.zeros(2), t.zeros(2), margin=0.0
+        ),
+    ),
+    (
+        "triplet_dims",
+        lambda t: t.nn.functional.triplet_margin_loss(t.zeros(2), t.zeros(1, 2), t.zeros(2)),
+    ),
+    (
+        "triplet_distance_reduction",
+        lambda t: t.nn.functional.triplet_margin_with_distance_loss(
+            t.zeros(2), t.zeros(2), t.zeros(2), reduction="x"
+        ),
+    ),
+    ("TripletMarginLoss_margin", lambda t: t.nn.TripletMarginLoss(margin=-1.0)),
+    ("MultiMarginLoss_p", lambda t: t.nn.MultiMarginLoss(p=0)),
+    ("MultiMarginLoss_weight", lambda t: t.nn.MultiMarginLoss(weight=t.ones(2, 2))),
+    (
+        "cosine_similarity_ints",
+        lambda t: t.nn.functional.cosine_similarity(t.ones(2, 2).long(), t.ones(2, 2).long()),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", [c for _, c in LOSS_ERRORS], ids=[n for n, _ in LOSS_ERRORS])
+def test_loss_errors_match_torch(torch, case):
+    ours, theirs = outcome(case, hookgrad), outcome(case, torch)
+    assert ours[0] == "error"
+    assert ours == theirs
+
+
+def test_adaptive_log_softmax_matches_torch(torch):
+    def run(lib):
+        lib.manual_seed(0)
+        asm = lib.nn.AdaptiveLogSoftmaxWithLoss(8, 20, cutoffs=[4, 10], div_value=2.0)
+        x = lib.randn(6, 8, requires_grad=True)
+        out, loss = asm(x, lib.tensor([0, 5, 12, 19, 3, 9]))
+        loss.backward()
+        single = asm(x[0], lib.tensor(12))
+        grads = [p.grad for p in asm.parameters()]
+        return (
+            repr(asm),
+            asm.predict(x).tolist(),
+            (out, loss, x.grad, asm.log_prob(x), *single, *grads),
+        )
+
+    ours, theirs = run(hookgrad), run(torch)
+    assert ours[:2] == theirs[:2]
+    assert_close(ours[2], theirs[2], rtol=1e-5, atol=1e-6)
+    errors = [
+        outcome(lambda lib: lib.nn.AdaptiveLogSoftmaxWithLoss(8, 20, cutoffs=[10, 4]), lib)
+        for lib in (hookgrad, torch)
+    ]
+    assert errors[0] == errors[1] and errors[0][0] == "error"
+
+
+def test_pdist_is_torchs(torch):
+    x = np.random.default_rng(3).standard_normal((4, 3))
+    ours = HF.pdist(hookgrad.tensor(x, requires_grad=True), 1.5)
+    theirs = torch.nn.functional.pdist(torch.tensor(x, requires_grad=True), 1.5)
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+    assert_close(ours, theirs, rtol=1e-12)

@@ -45,6 +45,9 @@ TARGET = np.array([0, 3, 1, 1, 2])
 TARGET_4D = _RNG.integers(0, 4, (2, 3, 3))
 CLASS_WEIGHT = _RNG.uniform(0.5, 2.0, 4)
 PROBABILITIES = _RNG.uniform(0.05, 0.95, (3, 4))
+SAMPLES = _RNG.uniform(0.0, 1.0, (2, 3, 3))
+UNPOOL_2D = np.array([[[[0, 6], [9, 19]], [[5, 2], [12, 15]]]])
+UNPOOL_3D = np.array([[[[[1], [6]], [[9], [14]]]]])
 
 
 def _bn(t: Any, x: Any, training: bool, affine: tuple[Any, Any] = (None, None)) -> Any:
@@ -241,6 +244,158 @@ ROWS: list[Row] = [
         lambda t, x: _f(t).pad(x, (1, -1, -1, 2), mode="circular"),
         [(1, 2, 4, 5)],
     ),
+    # convolution, pooling, padding, upsampling and vision layers of 1-3 spatial dims
+    (
+        "conv3d",
+        lambda t, x, w, b: _f(t).conv3d(x, w, b, stride=(1, 2, 1), padding=1),
+        [(1, 2, 3, 4, 3), (2, 2, 2, 2, 2), (2,)],
+    ),
+    (
+        "conv_transpose1d",
+        lambda t, x, w, b: _f(t).conv_transpose1d(x, w, b, stride=2, output_padding=1),
+        [(2, 3, 4), (3, 2, 3), (2,)],
+    ),
+    (
+        "conv_transpose3d_groups",
+        lambda t, x, w: _f(t).conv_transpose3d(x, w, groups=2, dilation=(1, 2, 1)),
+        [(1, 4, 2, 3, 2), (4, 1, 2, 2, 2)],
+    ),
+    (
+        "conv3d_module",
+        lambda t, x: _module(t, "Conv3d", 2, 2, 2, padding="same")(x),
+        [(1, 2, 3, 3, 3)],
+    ),
+    ("max_pool3d", lambda t, x: _f(t).max_pool3d(x, 2, stride=1, padding=1), [(1, 2, 3, 3, 4)]),
+    (
+        "max_pool3d_module_indices",
+        lambda t, x: t.nn.MaxPool3d((2, 1, 2), return_indices=True, ceil_mode=True)(x)[0],
+        [(2, 3, 3, 5)],
+    ),
+    ("avg_pool1d", lambda t, x: _f(t).avg_pool1d(x, 3, 2, 1), [(2, 3, 7)]),
+    (
+        "avg_pool3d",
+        lambda t, x: _f(t).avg_pool3d(x, 2, 1, 1, ceil_mode=True, count_include_pad=False),
+        [(1, 2, 3, 3, 4)],
+    ),
+    ("avg_pool3d_divisor", lambda t, x: _f(t).avg_pool3d(x, 2, divisor_override=3), [(2, 4, 4, 4)]),
+    ("adaptive_avg_pool1d", lambda t, x: _f(t).adaptive_avg_pool1d(x, 3), [(2, 3, 7)]),
+    (
+        "adaptive_avg_pool3d",
+        lambda t, x: _f(t).adaptive_avg_pool3d(x, (2, None, 3)),
+        [(1, 2, 3, 4, 5)],
+    ),
+    ("adaptive_avg_pool3d_one", lambda t, x: t.nn.AdaptiveAvgPool3d(1)(x), [(2, 2, 3, 2)]),
+    ("adaptive_max_pool1d", lambda t, x: _f(t).adaptive_max_pool1d(x, 3), [(2, 3, 7)]),
+    ("adaptive_max_pool2d", lambda t, x: _f(t).adaptive_max_pool2d(x, (3, 2)), [(2, 3, 5, 5)]),
+    (
+        "adaptive_max_pool3d",
+        lambda t, x: t.nn.AdaptiveMaxPool3d(2, return_indices=True)(x)[0],
+        [(1, 2, 3, 4, 5)],
+    ),
+    (
+        "fractional_max_pool2d",
+        lambda t, x: _f(t).fractional_max_pool2d(
+            x, 2, output_size=(3, 4), _random_samples=_const(t, SAMPLES[:, :, :2], t.float64)
+        ),
+        [(2, 3, 5, 6)],
+    ),
+    (
+        "fractional_max_pool3d",
+        lambda t, x: t.nn.FractionalMaxPool3d(
+            2, output_ratio=0.5, _random_samples=_const(t, SAMPLES[:1, :1], t.float64)
+        )(x),
+        [(1, 1, 4, 4, 5)],
+    ),
+    (
+        "max_unpool2d",
+        lambda t, x: _f(t).max_unpool2d(x, _const(t, UNPOOL_2D), 2, output_size=(5, 4)),
+        [(1, 2, 2, 2)],
+    ),
+    ("max_unpool3d", lambda t, x: t.nn.MaxUnpool3d(2)(x, _const(t, UNPOOL_3D)), [(1, 1, 2, 2, 1)]),
+    ("lp_pool2d", lambda t, x: _f(t).lp_pool2d(x, 3, 2, ceil_mode=True), [("unit", (2, 3, 5))]),
+    (
+        "reflection_pad3d_module",
+        lambda t, x: t.nn.ReflectionPad3d((1, 0, 2, 1, 0, 1))(x),
+        [(1, 2, 3, 3, 4)],
+    ),
+    ("zero_pad2d_module", lambda t, x: t.nn.ZeroPad2d((1, -1, 2, 0))(x), [(2, 3, 4)]),
+    ("circular_pad3d_module", lambda t, x: t.nn.CircularPad3d(1)(x), [(1, 1, 2, 2, 2)]),
+    ("interpolate_nearest1d", lambda t, x: _f(t).interpolate(x, scale_factor=1.7), [(2, 3, 4)]),
+    ("interpolate_nearest2d", lambda t, x: _f(t).interpolate(x, size=(5, 3)), [(1, 2, 3, 4)]),
+    (
+        "interpolate_nearest3d_exact",
+        lambda t, x: _f(t).interpolate(x, scale_factor=(2, 1, 0.5), mode="nearest-exact"),
+        [(1, 2, 2, 3, 4)],
+    ),
+    (
+        "interpolate_linear",
+        lambda t, x: _f(t).interpolate(x, size=7, mode="linear", align_corners=True),
+        [(2, 3, 4)],
+    ),
+    (
+        "interpolate_bilinear",
+        lambda t, x: t.nn.Upsample(scale_factor=2, mode="bilinear")(x),
+        [(1, 2, 3, 4)],
+    ),
+    (
+        "interpolate_bicubic",
+        lambda t, x: _f(t).interpolate(x, size=(5, 3), mode="bicubic", align_corners=False),
+        [(1, 2, 3, 4)],
+    ),
+    (
+        "interpolate_trilinear",
+        lambda t, x: _f(t).interpolate(x, scale_factor=(1.5, 2, 1), mode="trilinear"),
+        [(1, 2, 2, 3, 2)],
+    ),
+    (
+        "interpolate_bilinear_antialias",
+        lambda t, x: _f(t).interpolate(x, size=(3, 2), mode="bilinear", antialias=True),
+        [(1, 2, 5, 6)],
+    ),
+    (
+        "interpolate_bicubic_antialias",
+        lambda t, x: _f(t).interpolate(x, scale_factor=0.6, mode="bicubic", antialias=True),
+        [(1, 2, 5, 6)],
+    ),
+    ("pixel_shuffle", lambda t, x: t.nn.PixelShuffle(2)(x), [(2, 8, 2, 3)]),
+    ("pixel_unshuffle", lambda t, x: t.pixel_unshuffle(x, 2), [(2, 2, 4, 2)]),
+    ("channel_shuffle", lambda t, x: t.nn.ChannelShuffle(2)(x), [(2, 6, 3)]),
+    ("unfold", lambda t, x: _f(t).unfold(x, (2, 3), padding=1, stride=(2, 1)), [(2, 2, 4, 5)]),
+    ("fold", lambda t, x: t.nn.Fold((3, 4), 2, dilation=(1, 2))(x), [(1, 8, 4)]),
+    (
+        "affine_grid",
+        lambda t, x: _f(t).affine_grid(x, (2, 3, 3, 4), align_corners=False),
+        [(2, 2, 3)],
+    ),
+    (
+        "affine_grid_3d",
+        lambda t, x: _f(t).affine_grid(x, (1, 2, 2, 3, 2), align_corners=True),
+        [(1, 3, 4)],
+    ),
+    (
+        "grid_sample",
+        lambda t, x, g: _f(t).grid_sample(x, g, align_corners=False),
+        [(2, 2, 3, 4), (2, 3, 2, 2)],
+    ),
+    (
+        "grid_sample_bicubic_border",
+        lambda t, x, g: _f(t).grid_sample(
+            x, g, mode="bicubic", padding_mode="border", align_corners=True
+        ),
+        [(1, 2, 3, 4), (1, 2, 2, 2)],
+    ),
+    (
+        "grid_sample_nearest_reflection",
+        lambda t, x, g: _f(t).grid_sample(
+            x, g, mode="nearest", padding_mode="reflection", align_corners=False
+        ),
+        [(1, 2, 3, 4), (1, 2, 2, 2)],
+    ),
+    (
+        "grid_sample_3d",
+        lambda t, x, g: _f(t).grid_sample(x, g, padding_mode="reflection", align_corners=True),
+        [(1, 2, 2, 3, 2), (1, 2, 1, 2, 3)],
+    ),
     # negative log-likelihood
     ("nll_loss", lambda t, x: _f(t).nll_loss(x, _const(t, TARGET)), [(5, 4)]),
     (
@@ -368,6 +523,50 @@ NODES = {
     "ReplicationPad1DBackwardBackward0",
     "ReplicationPad2DBackwardBackward0",
     "ReplicationPad3DBackwardBackward0",
+    "MaxPool3DWithIndicesBackward0",
+    "MaxPool3DWithIndicesBackwardBackward0",
+    "AvgPool3DBackward0",
+    "AvgPool3DBackwardBackward0",
+    "AdaptiveAvgPool3DBackward0",
+    "AdaptiveAvgPool3DBackwardBackward0",
+    "AdaptiveMaxPool2DBackward0",
+    "AdaptiveMaxPool2DBackwardBackward0",
+    "AdaptiveMaxPool3DBackward0",
+    "AdaptiveMaxPool3DBackwardBackward0",
+    "FractionalMaxPool2DBackward0",
+    "FractionalMaxPool2DBackwardBackward0",
+    "FractionalMaxPool3DBackward0",
+    "FractionalMaxPool3DBackwardBackward0",
+    "MaxUnpool2DBackward0",
+    "MaxUnpool3DBackward0",
+    "UpsampleNearest1DBackward0",
+    "UpsampleNearest1DBackwardBackward0",
+    "UpsampleNearest2DBackward0",
+    "UpsampleNearest2DBackwardBackward0",
+    "UpsampleNearestExact3DBackward0",
+    "UpsampleNearestExact3DBackwardBackward0",
+    "UpsampleLinear1DBackward0",
+    "UpsampleLinear1DBackwardBackward0",
+    "UpsampleBilinear2DBackward0",
+    "UpsampleBilinear2DBackwardBackward0",
+    "UpsampleBicubic2DBackward0",
+    "UpsampleBicubic2DBackwardBackward0",
+    "UpsampleTrilinear3DBackward0",
+    "UpsampleTrilinear3DBackwardBackward0",
+    "UpsampleBilinear2DAaBackward0",
+    "UpsampleBilinear2DAaBackwardBackward0",
+    "UpsampleBicubic2DAaBackward0",
+    "UpsampleBicubic2DAaBackwardBackward0",
+    "PixelShuffleBackward0",
+    "PixelUnshuffleBackward0",
+    "ChannelShuffleBackward0",
+    "Im2ColBackward0",
+    "Col2ImBackward0",
+    "AffineGridGeneratorBackward0",
+    "GridSampler2DBackward0",
+    "GridSampler2DBackwardBackward0",
+    "GridSampler3DBackward0",
+    "GridSampler3DBackwardBackward0",
     "NllLossBackward0",
     "NllLoss2DBackward0",
     "NllLossBackwardBackward0",

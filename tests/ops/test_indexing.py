@@ -306,6 +306,37 @@ OPS = {
 }
 
 
+OPS.update(
+    {
+        "scatter_reduce_prod": lambda t, x: x.scatter_reduce(
+            0, _long(t, [[3, 3, 0]]), x[1:2, :3] * 0, "prod", include_self=False
+        ),
+        "scatter_reduce_int_mean": lambda t, x: (
+            (x * 10)
+            .long()
+            .scatter_reduce(1, _long(t, [[0, 0, 1]] * 4), (x[:, :3] * 10).long(), "mean")
+        ),
+        "index_reduce_int_amax": lambda t, x: (
+            (x * 10)
+            .long()
+            .index_reduce(1, _long(t, [4, 4]), (x[:, :2] * 10).long(), "amax", include_self=False)
+        ),
+        "index_copy_0dim": lambda t, x: x[0, 0].index_copy(0, t.tensor(0), x[1, 1]),
+        "repeat_interleave_counts": lambda t, x: t.repeat_interleave(_i32(t, [2, 0, 1])),
+        "repeat_interleave_0dim": lambda t, x: x[0, 0].repeat_interleave(3),
+        "repeat_interleave_output_size": lambda t, x: x.repeat_interleave(
+            _long(t, [1, 0, 2, 1]), dim=0, output_size=4
+        ),
+        "nonzero_static_padded": lambda t, x: t.nonzero_static(x > 0, size=25, fill_value=9),
+        "nonzero_static_cut": lambda t, x: t.nonzero_static(x > 0, size=2),
+        "unravel_index": lambda t, x: t.stack(
+            t.unravel_index(_long(t, [[7, -1], [25, 3]]), (4, 5))
+        ),
+        "unravel_index_int": lambda t, x: t.stack(t.unravel_index(_i32(t, 13), 20)),
+    }
+)
+
+
 @pytest.mark.parametrize("fn", OPS.values(), ids=OPS.keys())
 def test_ops_match_torch(fn, torch):
     _same_as_torch(torch, fn, A)
@@ -355,6 +386,48 @@ OP_ERRORS = {
     "take_from_empty": lambda t, x: x[:0].take(_long(t, [0])),
     "take_along_dim_int32": lambda t, x: x.take_along_dim(_i32(t, [[0]]), dim=1),
     "take_along_dim_ndim": lambda t, x: x.take_along_dim(_long(t, [0]), dim=1),
+    "scatter_reduce_name": lambda t, x: x.scatter_reduce(0, _long(t, [[0]]), x[:1, :1], "add"),
+    "scatter_reduce_include_self": lambda t, x: x.scatter_reduce(
+        0, _long(t, [[0]]), x[:1, :1], "sum", include_self=0
+    ),
+    "scatter_reduce_dtype": lambda t, x: x.scatter_reduce(0, _long(t, [[0]]), t.ones(1, 1), "sum"),
+    "scatter_reduce_legacy_name_backward": lambda t, x: (
+        x.scatter_reduce(0, _long(t, [[0]]), x[:1, :1], "max").sum().backward()
+    ),
+    "scatter_reduce_bool_mean": lambda t, x: (x > 0).scatter_reduce(
+        0, _long(t, [[0]]), (x > 0)[:1, :1], "mean"
+    ),
+    "scatter_reduce_complex_grad": lambda t, x: (x * 1j).scatter_reduce(
+        0, _long(t, [[0]]), x[:1, :1] * 1j, "sum"
+    ),
+    "index_reduce_sum": lambda t, x: x.index_reduce(0, _long(t, [0]), x[:1], "sum"),
+    "index_reduce_2d_index": lambda t, x: x.index_reduce(0, _long(t, [[0]]), x[:1], "prod"),
+    "index_reduce_float_index": lambda t, x: x.index_reduce(0, t.tensor([0.0]), x[:1], "prod"),
+    "index_reduce_count": lambda t, x: x.index_reduce(0, _long(t, [0, 1]), x[:1], "amax"),
+    "index_reduce_dtype": lambda t, x: x.index_reduce(0, _long(t, [0]), t.ones(1, 5), "amin"),
+    "index_reduce_shape": lambda t, x: x.index_reduce(0, _long(t, [0]), x[:1, :2], "mean"),
+    "index_reduce_out_of_range": lambda t, x: x.index_reduce(0, _long(t, [-1]), x[:1], "prod"),
+    "index_copy_int32": lambda t, x: x.index_copy(0, _i32(t, [0]), x[:1]),
+    "index_copy_2d_index": lambda t, x: x.index_copy(0, _long(t, [[0]]), x[:1]),
+    "index_copy_count": lambda t, x: x.index_copy(0, _long(t, [0, 1]), x[:1]),
+    "index_copy_slices": lambda t, x: x.index_copy(0, _long(t, [0]), x[:1, :2]),
+    "index_copy_ndim": lambda t, x: x.index_copy(0, _long(t, [0]), x[0]),
+    "index_copy_scalar_source": lambda t, x: x.index_copy(0, _long(t, [0, 1]), x[0, 0]),
+    "index_copy_dtype": lambda t, x: x.index_copy(0, _long(t, [0]), t.ones(1, 5)),
+    "index_copy_out_of_range": lambda t, x: x.index_copy(1, _long(t, [5]), x[:, :1]),
+    "repeat_interleave_negative": lambda t, x: x.repeat_interleave(-1),
+    "repeat_interleave_size": lambda t, x: x.repeat_interleave(_long(t, [1, 2]), dim=0),
+    "repeat_interleave_2d": lambda t, x: x.repeat_interleave(_long(t, [[1]]), dim=0),
+    "repeat_interleave_float": lambda t, x: t.repeat_interleave(t.tensor([1.0])),
+    "repeat_interleave_negative_counts": lambda t, x: t.repeat_interleave(_long(t, [1, -1])),
+    "repeat_interleave_output_size": lambda t, x: x.repeat_interleave(2, 0, output_size=5),
+    "repeat_interleave_counts_size": lambda t, x: t.repeat_interleave(_long(t, [1]), output_size=2),
+    "repeat_interleave_bool": lambda t, x: x.repeat_interleave(True),
+    "unravel_index_float": lambda t, x: t.unravel_index(x, (2, 3)),
+    "unravel_index_negative_shape": lambda t, x: t.unravel_index(_long(t, [1]), (-1, 3)),
+    "unravel_index_shape_type": lambda t, x: t.unravel_index(_long(t, [1]), 2.0),
+    "nonzero_static_size": lambda t, x: t.nonzero_static(x, size=-1),
+    "masked_scatter__ndim": lambda t, x: x.detach().masked_scatter_(_bool(t, 1, 4, 5), x),
 }
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import hookgrad
-from tests.oracle import assert_close
+from tests.oracle import assert_close, outcome
 
 NAN = float("nan")
 INF = float("inf")
@@ -421,3 +421,124 @@ def test_errors_match_torch(fn, torch):
         fn(hookgrad)
     if not isinstance(expected.value, TypeError):
         assert str(actual.value) == str(expected.value).split(" (Triggered internally")[0]
+
+
+# ---------------------------------------------------------------- statistics
+
+MATRIX = [[1.0, 4.0, 2.0, 8.0], [3.0, NAN, 0.5, 2.0], [2.0, 2.0, 2.0, 2.0]]
+SAMPLES = [[0.0, 1.0, 3.0, 2.0, 5.0], [2.0, 1.0, 0.5, 0.0, -1.0], [1.0, 1.0, 2.0, 2.0, 0.0]]
+
+
+def _nan_safe(value):
+    """An observation with NaN as a string (NaN compares unequal to itself)."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_nan_safe(v) for v in value)
+    if isinstance(value, float) and value != value:
+        return "nan"
+    return value
+
+
+def _q(t, values):
+    return t.tensor(values, dtype=t.float32)
+
+
+STATISTICS = {
+    "quantile_nan": lambda t: t.tensor(MATRIX).quantile(0.5, 1),
+    "quantile_all": lambda t: t.tensor(SAMPLES).quantile(_q(t, [0.0, 0.3, 1.0])),
+    "quantile_keepdim_all": lambda t: t.tensor(SAMPLES).quantile(0.3, keepdim=True),
+    "quantile_modes": lambda t: [
+        t.tensor(SAMPLES).quantile(0.4, 1, interpolation=mode)
+        for mode in ("linear", "lower", "higher", "midpoint", "nearest")
+    ],
+    "quantile_nearest_half": lambda t: t.tensor([1.0, 2.0, 3.0]).quantile(
+        _q(t, [0.25, 0.75]), interpolation="nearest"
+    ),
+    "quantile_0dim": lambda t: t.tensor(2.0).quantile(0.5),
+    "quantile_float64": lambda t: t.tensor(SAMPLES, dtype=t.float64).quantile(0.7, 0),
+    "nanquantile": lambda t: t.tensor(MATRIX).nanquantile(_q(t, [0.1, 0.5]), 1),
+    "nanquantile_all_nan": lambda t: t.tensor([NAN, NAN]).nanquantile(0.5),
+    "quantile_int": lambda t: t.tensor([1, 2]).quantile(0.5),
+    "quantile_q_range": lambda t: t.tensor([1.0]).quantile(1.5),
+    "quantile_q_tensor_range": lambda t: t.tensor([1.0]).quantile(_q(t, [0.5, 2.0])),
+    "quantile_q_dtype": lambda t: t.tensor([1.0]).quantile(t.tensor([0.5], dtype=t.float64)),
+    "quantile_q_2d": lambda t: t.tensor([1.0]).quantile(_q(t, [[0.5]])),
+    "quantile_empty": lambda t: t.tensor([]).quantile(0.5),
+    "quantile_interpolation": lambda t: t.tensor([1.0]).quantile(0.5, interpolation="foo"),
+    "nanmean_dims": lambda t: t.tensor(MATRIX).nanmean((0, 1)),
+    "nansum_keepdim": lambda t: t.tensor(MATRIX).nansum(1, keepdim=True),
+    "count_nonzero": lambda t: t.tensor(SAMPLES).count_nonzero(1),
+    "cov": lambda t: t.cov(t.tensor(SAMPLES)),
+    "cov_vector": lambda t: t.cov(t.tensor(SAMPLES[0])),
+    "cov_int": lambda t: t.cov(t.tensor([[1, 2, 4], [0, 1, 1]])),
+    "cov_correction": lambda t: t.tensor(SAMPLES).cov(correction=0),
+    "cov_weights": lambda t: t.cov(
+        t.tensor(SAMPLES), fweights=t.tensor([1, 2, 1, 1, 3]), aweights=_q(t, [0.5, 1, 2, 1, 1])
+    ),
+    "cov_one_observation": lambda t: t.cov(t.tensor([[1.0], [2.0]])),
+    "cov_3d": lambda t: t.cov(t.ones(2, 2, 2)),
+    "cov_bool": lambda t: t.cov(t.tensor([True, False])),
+    "cov_fweights_float": lambda t: t.cov(t.tensor(SAMPLES), fweights=_q(t, [1, 1, 1, 1, 1])),
+    "cov_fweights_negative": lambda t: t.cov(
+        t.tensor(SAMPLES), fweights=t.tensor([1, -1, 1, 1, 1])
+    ),
+    "cov_aweights_size": lambda t: t.cov(t.tensor(SAMPLES), aweights=_q(t, [1, 1])),
+    "cov_zero_weights": lambda t: t.cov(t.tensor(SAMPLES), aweights=t.zeros(5)),
+    "corrcoef": lambda t: t.corrcoef(t.tensor(SAMPLES)),
+    "corrcoef_vector": lambda t: t.corrcoef(t.tensor([1.0, 2.0, 4.0])),
+    "corrcoef_3d": lambda t: t.corrcoef(t.ones(2, 2, 2)),
+    "diff": lambda t: t.tensor(SAMPLES).diff(),
+    "diff_n_large": lambda t: t.tensor(SAMPLES).diff(n=7),
+    "diff_n_zero": lambda t: t.tensor(SAMPLES).diff(n=0),
+    "diff_bool": lambda t: t.tensor([True, False, False, True]).diff(),
+    "diff_int": lambda t: t.tensor([[1, 4, 9], [2, 2, 0]]).diff(dim=0),
+    "diff_prepend_append": lambda t: t.diff(
+        t.tensor(SAMPLES), dim=0, prepend=t.zeros(1, 5), append=t.ones(2, 5)
+    ),
+    "diff_0dim": lambda t: t.tensor(1.0).diff(),
+    "diff_negative_n": lambda t: t.tensor([1.0]).diff(n=-1),
+    "diff_prepend_shape": lambda t: t.tensor(SAMPLES).diff(prepend=t.zeros(2, 5)),
+    "diff_prepend_ndim": lambda t: t.tensor(SAMPLES).diff(prepend=t.zeros(5)),
+    "gradient": lambda t: t.gradient(t.tensor(SAMPLES)),
+    "gradient_spacing_list": lambda t: t.gradient(t.tensor(SAMPLES), spacing=[2.0, 0.5]),
+    "gradient_coordinates": lambda t: t.gradient(
+        t.tensor(SAMPLES), spacing=(t.tensor([0.0, 1.0, 1.5, 3.0, 4.0]),), dim=1, edge_order=2
+    ),
+    "gradient_int": lambda t: t.gradient(t.tensor([1, 2, 4, 8])),
+    "gradient_dims": lambda t: t.gradient(t.tensor(SAMPLES), dim=(1, 0), edge_order=2),
+    "gradient_small": lambda t: t.gradient(t.tensor([1.0])),
+    "gradient_edge_order": lambda t: t.gradient(t.tensor(SAMPLES), edge_order=3),
+    "gradient_spacing_length": lambda t: t.gradient(t.tensor(SAMPLES), spacing=[1.0]),
+    "gradient_uint8": lambda t: t.gradient(t.tensor([1, 2], dtype=t.uint8)),
+    "trapezoid": lambda t: t.trapezoid(t.tensor(SAMPLES)),
+    "trapezoid_dx": lambda t: t.trapezoid(t.tensor(SAMPLES), dx=0.5, dim=0),
+    "trapezoid_x": lambda t: t.trapezoid(t.tensor(SAMPLES), t.tensor([0.0, 1.0, 3.0, 4.0, 8.0])),
+    "trapezoid_x_2d": lambda t: t.trapezoid(t.tensor(SAMPLES), t.tensor(SAMPLES) * 2),
+    "trapezoid_int": lambda t: t.trapezoid(t.tensor([1, 2, 4])),
+    "trapezoid_empty": lambda t: t.trapezoid(t.zeros(2, 0)),
+    "trapezoid_x_size": lambda t: t.trapezoid(t.tensor(SAMPLES), t.tensor([0.0, 1.0])),
+    "trapz": lambda t: t.trapz(t.tensor(SAMPLES), dx=2.0),
+    "cumulative_trapezoid": lambda t: t.cumulative_trapezoid(t.tensor(SAMPLES)),
+    "cumulative_trapezoid_x": lambda t: t.cumulative_trapezoid(
+        t.tensor(SAMPLES), t.tensor([0.0, 1.0, 3.0, 4.0, 8.0])
+    ),
+    "cumulative_trapezoid_empty": lambda t: t.cumulative_trapezoid(t.zeros(2, 0)),
+}
+
+
+@pytest.mark.parametrize("case", STATISTICS.values(), ids=STATISTICS.keys())
+def test_statistics_match_torch(case, torch):
+    assert _nan_safe(outcome(case, hookgrad)) == _nan_safe(outcome(case, torch))
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantile_passes_a_gradient_to_q(name, torch):
+    """torch's ranks come from ``q``: ``lerp``'s weight carries ``q``'s gradient."""
+
+    def run(lib):
+        q = lib.tensor([0.3, 0.8], requires_grad=True)
+        x = lib.tensor(MATRIX, requires_grad=True)
+        out = getattr(lib, name)(x, q, dim=1)
+        (out.nan_to_num() * lib.arange(6.0).reshape(2, 3)).sum().backward()
+        return out, q.grad, x.grad
+
+    assert _nan_safe(outcome(run, hookgrad)) == _nan_safe(outcome(run, torch))

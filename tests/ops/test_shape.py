@@ -7,6 +7,7 @@ import pytest
 
 import hookgrad
 from hookgrad.tensor.functions.shape import pad as hookgrad_pad
+from tests.oracle import assert_close, outcome
 
 
 def _pad(lib, *args, **kwargs):
@@ -149,6 +150,35 @@ NAMES = {
     "pad_replicate_2d": lambda t, a: _pad(t, a, (1, 1, 1, 1), mode="replicate"),
     "pad_replicate_3d": lambda t, a: _pad(t, t.stack([a]), (1,) * 6, mode="replicate"),
     "pad_circular": lambda t, a: _pad(t, a, (1, 1), mode="circular"),
+    "as_strided": lambda t, a: a.as_strided((2, 2), (1, 2), 1),
+    "as_strided_copy": lambda t, a: t.as_strided_copy(a, (2, 2), (1, 2), 1),
+    "as_strided_scatter": lambda t, a: a.as_strided_scatter(a[0, 0, :2] * 2, (2,), (3,)),
+    "unfold": lambda t, a: a.unfold(1, 2, 1),
+    "rot90": lambda t, a: a.rot90(1, (2, 0)),
+    "block_diag": lambda t, a: t.block_diag(a[0], a[1, 0]),
+    "narrow_copy": lambda t, a: a.narrow_copy(2, 1, 2),
+    "view_copy": lambda t, a: t.view_copy(a.transpose(0, 1), (-1,)),
+    "expand_copy": lambda t, a: t.expand_copy(a, (2, 2, 3, 4)),
+    "alias_copy": lambda t, a: t.alias_copy(a),
+    "detach_copy": lambda t, a: t.detach_copy(a),
+    "unbind_copy": lambda t, a: t.unbind_copy(a, 1),
+    "split_with_sizes_copy": lambda t, a: t.split_with_sizes_copy(a, [1, 3], 2),
+    "diagonal_copy": lambda t, a: t.diagonal_copy(a, 1, 0, 2),
+    "select_copy": lambda t, a: t.select_copy(a, 1, -1),
+    "permute_copy": lambda t, a: t.permute_copy(a, (2, 0, 1)),
+    "t_copy": lambda t, a: t.t_copy(a[0]),
+    "unsqueeze_copy": lambda t, a: t.unsqueeze_copy(a, 0),
+    "view_as_real_copy": lambda t, a: t.view_as_real_copy(a * 1j),
+    "hstack": lambda t, a: t.hstack([a, a]),
+    "meshgrid": lambda t, a: t.meshgrid(a[0, 0], a[0, 1], indexing="xy"),
+    "cartesian_prod": lambda t, a: t.cartesian_prod(a[0, 0], a[0, 1]),
+    "repeat_interleave": lambda t, a: a.repeat_interleave(2),
+    "complex": lambda t, a: t.complex(a, a * 2),
+    "polar": lambda t, a: t.polar(a, a * 2),
+    "conj_physical": lambda t, a: t.conj_physical(a * 1j),
+    "scatter_reduce_": lambda t, a: (a * 1).scatter_reduce_(
+        0, t.zeros(1, 3, 4, dtype=t.int64), a[:1], "amax"
+    ),
 }
 
 
@@ -177,6 +207,14 @@ SAVED = {
     "roll": (lambda t, a: a.roll((1, 2), (0, 2)), ["shifts", "dims"]),
     "tril": (lambda t, a: a.tril(2), ["diagonal"]),
     "pad": (lambda t, a: _pad(t, a, (1, 2)), ["pad"]),
+    "as_strided": (lambda t, a: a.as_strided((2, 2), (1, 2), 1), ["size", "stride"]),
+    "as_strided_scatter": (
+        lambda t, a: a.as_strided_scatter(a[0, 0, :2] * 2, (2,), (3,), 1),
+        ["size", "stride", "storage_offset"],
+    ),
+    "unfold": (lambda t, a: a.unfold(1, 2, 1), ["dimension", "size", "step"]),
+    "rot90": (lambda t, a: a.rot90(3, (2, 0)), ["k", "dims"]),
+    "narrow_copy": (lambda t, a: a.narrow_copy(2, 1, 2), ["dim", "start", "length"]),
 }
 
 
@@ -346,6 +384,59 @@ ERRORS = {
     "pad_replicate_negative": lambda t, a: _pad(t, a, (0, 0, -3, -1), mode="replicate"),
     "pad_circular_wrap": lambda t, a: _pad(t, a, (5, 0), mode="circular"),
     "pad_circular_empty": lambda t, a: _pad(t, a, (-3, -2), mode="circular"),
+    "broadcast_to": lambda t, a: t.broadcast_to(a, (3, 3, 4)),
+    "broadcast_tensors": lambda t, a: t.broadcast_tensors(a, t.zeros(2, 1, 5)),
+    "broadcast_tensors_list": lambda t, a: t.broadcast_tensors([a]),
+    "broadcast_shapes": lambda t, a: t.broadcast_shapes((2, 3), (3, 4)),
+    "broadcast_shapes_negative": lambda t, a: t.broadcast_shapes(-1),
+    "broadcast_shapes_float": lambda t, a: t.broadcast_shapes((2.0,)),
+    "rot90_dims": lambda t, a: a.rot90(1, [0, 1, 2]),
+    "rot90_1d": lambda t, a: a[0, 0].rot90(),
+    "rot90_same": lambda t, a: a.rot90(1, [1, -2]),
+    "rot90_range": lambda t, a: a.rot90(1, [0, 3]),
+    "fliplr_1d": lambda t, a: a[0, 0].fliplr(),
+    "flipud_0d": lambda t, a: a.sum().flipud(),
+    "adjoint_1d": lambda t, a: a[0, 0].adjoint(),
+    "mH_1d": lambda t, a: a[0, 0].mH,
+    "H_3d": lambda t, a: a.H,
+    "unfold_size": lambda t, a: a.unfold(1, 4, 1),
+    "unfold_step": lambda t, a: a.unfold(1, 2, 0),
+    "unfold_negative": lambda t, a: a.unfold(1, -1, 1),
+    "unfold_0d": lambda t, a: a.sum().unfold(0, 2, 1),
+    "hstack_empty": lambda t, a: t.hstack([]),
+    "hstack_tensor": lambda t, a: t.hstack(a),
+    "column_stack_empty": lambda t, a: t.column_stack(()),
+    "hsplit_0d": lambda t, a: t.hsplit(a.sum(), 1),
+    "hsplit_divisible": lambda t, a: a.hsplit(2),
+    "vsplit_1d": lambda t, a: t.vsplit(a[0, 0], 2),
+    "dsplit_divisible": lambda t, a: a.dsplit(3),
+    "atleast_1d_number": lambda t, a: t.atleast_1d(3),
+    "block_diag_3d": lambda t, a: t.block_diag(a),
+    "cartesian_prod_2d": lambda t, a: t.cartesian_prod(a[0]),
+    "cartesian_prod_none": lambda t, a: t.cartesian_prod(),
+    "combinations_negative": lambda t, a: t.combinations(a[0, 0], -1),
+    "combinations_2d": lambda t, a: t.combinations(a[0]),
+    "meshgrid_dtype": lambda t, a: t.meshgrid(a[0, 0], a[0, 0].double(), indexing="ij"),
+    "meshgrid_indexing": lambda t, a: t.meshgrid(a[0, 0], indexing="yx"),
+    "meshgrid_empty": lambda t, a: t.meshgrid(indexing="ij"),
+    "split_with_sizes_negative": lambda t, a: a.split_with_sizes([4, -1]),
+    "split_with_sizes_int": lambda t, a: a.split_with_sizes(2),
+    "split_with_sizes_0d": lambda t, a: t.split_with_sizes(a.sum(), [1]),
+    "unsafe_chunk_zero": lambda t, a: t.unsafe_chunk(a, 0),
+    "narrow_copy_exceeds": lambda t, a: t.narrow_copy(a, 2, 3, 2),
+    "view_copy_size": lambda t, a: t.view_copy(a, (5,)),
+    "slice_copy_step": lambda t, a: t.slice_copy(a, 1, 0, 2, 0),
+    "detach_copy_backward": lambda t, a: t.detach_copy(a.requires_grad_()).sum().backward(),
+    "view_as_complex_copy_grad": lambda t, a: t.view_as_complex_copy(
+        a[..., :2].contiguous().requires_grad_()
+    ),
+    "tril__leaf": lambda t, a: a.requires_grad_().tril_(),
+    "as_strided_lengths": lambda t, a: a.as_strided((2, 2), (1,)),
+    "as_strided_negative_stride": lambda t, a: a.as_strided((2,), (-1,)),
+    "as_strided_out_of_bounds": lambda t, a: a.as_strided((5, 5), (5, 1)),
+    "as_strided_negative_size": lambda t, a: a.as_strided((-1,), (1,)),
+    "as_strided_negative_offset": lambda t, a: a.as_strided((2,), (1,), -1),
+    "as_strided_scatter_size": lambda t, a: t.as_strided_scatter(a, t.ones(2, 3), (2, 2), (1, 2)),
 }
 
 
@@ -373,3 +464,75 @@ def test_non_integer_sizes_raise_type_error(torch):
             _input(lib).view(2.0, 12)
         with pytest.raises(TypeError):
             _pad(lib, _input(lib), (1.0, 1))
+
+
+# ---------------------------------------------------------------- flags, layouts, Python maps
+
+MISC = {
+    "conj_physical": lambda t: t.conj_physical(t.ones(2, requires_grad=True) * (1 + 2j)),
+    "conj_physical_node": lambda t: t.conj_physical(t.ones(2, requires_grad=True) * 1j).grad_fn,
+    "conj_physical_inplace": lambda t: (t.ones(2, requires_grad=True) * 1j).conj_physical_(),
+    "conj_physical_real_is_input": lambda t: (lambda y: t.conj_physical(y) is y)(t.ones(2)),
+    "resolve": lambda t: (lambda y: (t.resolve_conj(y) is y, t.resolve_neg(y) is y))(t.ones(2)),
+    "flags": lambda t: (t.is_conj(t.ones(2)), t.ones(2).is_neg()),
+    "detach": lambda t: t.detach(t.ones(2, requires_grad=True) * 2),
+    "detach_": lambda t: t.detach_(t.ones(2, requires_grad=True) * 2),
+    "dim_order": lambda t: t.zeros(2, 3, 4).transpose(0, 2).dim_order(),
+    "dim_order_channels_last": lambda t: t.zeros(2, 3, 4, 5).permute(0, 2, 3, 1).dim_order(),
+    "dim_order_mixed": lambda t: t.zeros(2, 3, 4, 5).permute(1, 3, 0, 2).dim_order(),
+    "dim_order_expanded": lambda t: t.zeros(3)[None].expand(2, 3).dim_order(),
+    "dim_order_ambiguous": lambda t: t.zeros(2, 1, 4).dim_order(ambiguity_check=True),
+    "dim_order_formats": lambda t: t.zeros(2, 3, 1, 1).dim_order(
+        ambiguity_check=[t.contiguous_format]
+    ),
+    "dim_order_bad_check": lambda t: t.zeros(2, 3).dim_order(ambiguity_check=3),
+    "ndimension": lambda t: t.zeros(2, 3).ndimension(),
+    "apply_": lambda t: t.tensor([1.0, 2.0]).apply_(lambda v: v * 2),
+    "apply_int": lambda t: t.tensor([1, 2]).apply_(lambda v: v / 3),
+    "apply_requires_grad": lambda t: t.ones(2, requires_grad=True).apply_(lambda v: v),
+    "map_": lambda t: t.tensor([1.0, 2.0]).map_(t.tensor([3.0]), lambda a, b: a + b),
+    "map_shape": lambda t: t.tensor([1.0, 2.0]).map_(t.ones(3), lambda a, b: a),
+    "map_dtype": lambda t: t.tensor([1.0, 2.0]).map_(t.tensor([3]), lambda a, b: a),
+    "map2_": lambda t: t.tensor([1.0, 2.0]).map2_(
+        t.tensor([3.0]), t.tensor([1.0, 2.0]), lambda a, b, c: a + b * c
+    ),
+    "H": lambda t: (t.ones(2, 3, requires_grad=True) * 1j).H,
+    "mH_real": lambda t: t.ones(2, 2, 3, requires_grad=True).mH,
+    "H_0d": lambda t: (lambda y: y.H is y)(t.tensor(2.0)),
+}
+
+
+@pytest.mark.parametrize("fn", MISC.values(), ids=MISC.keys())
+def test_flags_layouts_and_python_maps_match_torch(fn, torch):
+    assert outcome(fn, hookgrad) == outcome(fn, torch)
+
+
+def test_as_strided_views_the_memory_as_torch(torch):
+    for lib in (hookgrad, torch):
+        x = lib.arange(6.0)
+        y = x[1:].as_strided((2, 2), (1, 2))
+        assert y._is_view() and y.stride() == (1, 2) and y.storage_offset() == 1
+        y[0, 0] = 9.0
+        assert x[1].item() == 9.0
+        assert x[2:].as_strided((2,), (1,), 0).tolist() == [0.0, 9.0]
+
+
+def test_as_strided_scatter_values_and_gradients(torch):
+    """Values and ``src``'s gradient are torch's. ``self``'s gradient is the gradient
+    outside the written view (gradcheck); torch's backward gives it the view's part."""
+    x = np.arange(6.0)
+
+    def run(lib):
+        a = lib.tensor(x, requires_grad=True)
+        b = lib.tensor([5.0, 7.0], dtype=lib.float64, requires_grad=True)
+        out = lib.as_strided_scatter(a, b, (2,), (2,), 1)
+        return out, lib.autograd.grad((out * out).sum(), (a, b))
+
+    ours, theirs = run(hookgrad), run(torch)
+    assert_close(ours[0], theirs[0])
+    assert_close(ours[1][1], theirs[1][1])
+    assert ours[1][0].tolist() == [0.0, 0.0, 4.0, 0.0, 8.0, 10.0]
+    a = hookgrad.tensor(x, requires_grad=True)
+    b = hookgrad.tensor([5.0, 7.0], dtype=hookgrad.float64, requires_grad=True)
+    fn = lambda a, b: hookgrad.as_strided_scatter(a, b, (2,), (2,), 1) ** 2  # noqa: E731
+    assert hookgrad.autograd.gradgradcheck(fn, (a, b))

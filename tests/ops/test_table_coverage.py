@@ -1,7 +1,8 @@
 """Every entry of the derivative table is compared with torch by one of the node tests:
 its node appears in the forward graph, or in the ``create_graph=True`` gradient graph, of
-a row of ``test_table.py``, ``test_table_nodes*.py`` (which compare node names, saved
-values, hook tuples and double-backward graphs with torch's)."""
+a row of ``test_table.py``, ``test_table_nodes*.py`` or ``test_view_and_reduction_nodes.py``
+(which compare node names, saved values, hook tuples and double-backward graphs with
+torch's)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.ops import (
     test_table_nodes,
     test_table_nodes_reduction_linalg,
     test_table_nodes_softmax_loss,
+    test_view_and_reduction_nodes,
 )
 from tests.oracle import node_names
 
@@ -51,6 +53,9 @@ def _covered() -> set[str]:
         names |= _graphs(fn(hookgrad, *leaves), leaves)
     for _, fn, inputs in test_table_nodes_softmax_loss.ROWS:
         leaves = list(test_table_nodes_softmax_loss._inputs(hookgrad, inputs))
+        names |= _graphs(fn(hookgrad, *leaves), leaves)
+    for _, fn, specs in test_view_and_reduction_nodes.ROWS:
+        leaves = test_view_and_reduction_nodes._leaves(hookgrad, specs)
         names |= _graphs(fn(hookgrad, *leaves), leaves)
     return names
 

@@ -21,6 +21,7 @@ from tests.oracle import assert_close, node_names, packed_arrays, saved_values
 
 SIGNED = [-1.5, -0.3, 0.4, 2.0]
 UNIT = [0.1, 0.3, 0.6, 0.9]
+POSITIVE = [0.3, 1.5, 2.5, 4.0]
 COMPLEX = [1 + 1j, -2 + 0.5j, 0.3 - 1j, -0.5 - 0.5j]
 
 
@@ -35,6 +36,11 @@ def _other(t: Any) -> Any:
 
 def _weight(t: Any) -> Any:
     return _leaf(t, [0.2, 0.7, 0.4, 0.9])
+
+
+def _constant(t: Any) -> Any:
+    """An operand that needs no gradient (torch has no derivative for it)."""
+    return t.tensor([1.5, 0.5, 2.0, 3.0], dtype=t.float64)
 
 
 def _f(t: Any) -> Any:
@@ -76,6 +82,50 @@ ROWS: list[Row] = [
     ("clamp_tensor_max", lambda t, x: t.clamp(x, max=_other(t)), SIGNED),
     ("clamp_min_tensor", lambda t, x: t.clamp_min(x, _other(t)), SIGNED),
     ("clamp_max_tensor", lambda t, x: t.clamp_max(x, _other(t)), SIGNED),
+    # the gamma family, Bessel functions, the normal distribution (hookgrad.special)
+    ("lgamma", lambda t, x: t.lgamma(x), POSITIVE),
+    ("digamma", lambda t, x: t.special.digamma(x), POSITIVE),
+    ("polygamma", lambda t, x: t.polygamma(2, x), POSITIVE),
+    ("polygamma_", lambda t, x: (x * 1).polygamma_(2), POSITIVE),
+    ("mvlgamma", lambda t, x: t.mvlgamma(x + 1, 3), POSITIVE),
+    ("i0", lambda t, x: t.i0(x), SIGNED),
+    ("i0e", lambda t, x: t.special.i0e(x), SIGNED),
+    ("i1", lambda t, x: t.special.i1(x), SIGNED),
+    ("i1e", lambda t, x: t.special.i1e(x), SIGNED),
+    ("ndtr", lambda t, x: t.special.ndtr(x), SIGNED),
+    ("ndtri", lambda t, x: t.special.ndtri(x), UNIT),
+    ("log_ndtr", lambda t, x: t.special.log_ndtr(x), SIGNED),
+    ("erfcx", lambda t, x: t.special.erfcx(x), SIGNED),
+    ("entr", lambda t, x: t.special.entr(x), POSITIVE),
+    ("sinc", lambda t, x: t.sinc(x), SIGNED),
+    ("sinc_complex", lambda t, x: t.special.sinc(x), COMPLEX),
+    ("xlog1py", lambda t, x: t.special.xlog1py(x, _weight(t)), SIGNED),
+    ("xlog1py_number_self", lambda t, x: t.special.xlog1py(2.0, x), UNIT),
+    ("xlog1py_number_other", lambda t, x: t.special.xlog1py(x, 2.0), SIGNED),
+    ("igamma", lambda t, x: t.igamma(_constant(t), x), POSITIVE),
+    ("igammac", lambda t, x: t.special.gammaincc(_constant(t), x), POSITIVE),
+    ("zeta", lambda t, x: t.special.zeta(_constant(t) + 1, x), POSITIVE),
+    ("zeta_number_self", lambda t, x: t.special.zeta(3.0, x), POSITIVE),
+    # pointwise binary functions and angles
+    ("fmod", lambda t, x: t.fmod(x, _other(t)), SIGNED),
+    ("fmod_scalar", lambda t, x: x.fmod(0.7), SIGNED),
+    ("fmax", lambda t, x: t.fmax(x, _other(t)), SIGNED),
+    ("fmin", lambda t, x: t.fmin(x, _other(t)), SIGNED),
+    ("logaddexp", lambda t, x: t.logaddexp(x, _other(t)), SIGNED),
+    ("logaddexp2", lambda t, x: t.logaddexp2(x, _other(t)), SIGNED),
+    ("hypot", lambda t, x: t.hypot(x, _other(t)), SIGNED),
+    ("copysign", lambda t, x: t.copysign(x, _other(t)), SIGNED),
+    ("copysign_scalar", lambda t, x: t.copysign(x, -2.0), SIGNED),
+    ("nextafter", lambda t, x: t.nextafter(x, _other(t)), SIGNED),
+    ("ldexp", lambda t, x: t.ldexp(x, _other(t)), SIGNED),
+    ("deg2rad", lambda t, x: t.deg2rad(x), SIGNED),
+    ("rad2deg", lambda t, x: t.rad2deg(x), SIGNED),
+    # torch has no derivative in zeta's first argument: the node is only recorded
+    (
+        "zeta_number_other",
+        lambda t, x: x * t.special.zeta(x.detach().requires_grad_() + 1, 2.0),
+        POSITIVE,
+    ),
 ]
 
 IDS = [row[0] for row in ROWS]

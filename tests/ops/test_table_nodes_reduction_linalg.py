@@ -54,6 +54,17 @@ CASES = [
     ("dot", lambda t, a, b: a.dot(b), [(3,), (3,)]),
     ("vdot", lambda t, a, b: a.vdot(b), [(3,), (3,)]),
     ("addr", lambda t, c, a, b: t.addr(c, a, b, alpha=3), [(2, 3), (2,), (3,)]),
+    ("linalg_cross", lambda t, a, b: t.linalg.cross(a, b, dim=1), [(2, 3), (2, 3)]),
+    ("addcmul", lambda t, c, a, b: t.addcmul(c, a, b, value=2), [(2, 3), (2, 3), (3,)]),
+    ("addcdiv", lambda t, c, a, b: t.addcdiv(c, a, b, value=2), [(2, 3), (2, 3), (3,)]),
+    ("dist", lambda t, a, b: t.dist(a, b, 3), [(2, 3), (2, 3)]),
+    ("frobenius_norm", lambda t, a: t.frobenius_norm(a, (0, 1)), [(2, 3)]),
+    ("renorm", lambda t, a: t.renorm(a, 2, 0, 0.5), [(3, 4)]),
+    # Complex results are seen through ``view_as_real``: real output gradients seed them.
+    ("fft_rfft", lambda t, x: t.view_as_real(t.fft.rfft(x)), [(2, 5)]),
+    ("fft_fft", lambda t, x: t.view_as_real(t.fft.fft(t.view_as_complex(x))), [(2, 4, 2)]),
+    ("fft_irfft", lambda t, x: t.fft.irfft(t.view_as_complex(x)), [(4, 2)]),
+    ("fft_ihfft2", lambda t, x: t.view_as_real(t.fft.ihfft2(x)), [(3, 4)]),
 ]
 IDS = [case[0] for case in CASES]
 

@@ -122,6 +122,148 @@ ROWS = [
         [(SIGNED, True), (TARGETS, False)],
     ),
 ]
+
+
+def _rrelu(t, x, inplace=False):
+    t.manual_seed(0)
+    return t.rrelu_(x * 1, 0.1, 0.3, True) if inplace else _f(t).rrelu(x, 0.1, 0.3, True)
+
+
+# activations of nn (leaky_relu, elu, gelu ... are in test_table_nodes.py)
+ROWS += [
+    ("hardtanh", lambda t, x: _f(t).hardtanh(x, -0.5, 0.8), [(SIGNED, True)]),
+    ("hardtanh_", lambda t, x: _f(t).hardtanh_(x * 1, -0.5, 0.8), [(SIGNED, True)]),
+    ("relu6", lambda t, x: _f(t).relu6(x * 5), [(SIGNED, True)]),
+    ("hardsigmoid", lambda t, x: _f(t).hardsigmoid(x * 3), [(SIGNED, True)]),
+    ("hardswish", lambda t, x: _f(t).hardswish(x * 3), [(SIGNED, True)]),
+    ("mish", lambda t, x: _f(t).mish(x), [(SIGNED, True)]),
+    ("mish_", lambda t, x: _f(t).mish(x * 1, inplace=True), [(SIGNED, True)]),
+    ("selu", lambda t, x: _f(t).selu(x), [(SIGNED, True)]),
+    ("celu", lambda t, x: _f(t).celu(x, 0.6), [(SIGNED, True)]),
+    ("celu_", lambda t, x: t.celu_(x * 1, 0.6), [(SIGNED, True)]),
+    ("softshrink", lambda t, x: _f(t).softshrink(x, 0.4), [(SIGNED, True)]),
+    ("hardshrink", lambda t, x: t.hardshrink(x, 0.4), [(SIGNED, True)]),
+    ("threshold", lambda t, x: _f(t).threshold(x, 0.1, -2.0), [(SIGNED, True)]),
+    ("threshold_", lambda t, x: t.threshold_(x * 1, 0.1, -2.0), [(SIGNED, True)]),
+    ("glu", lambda t, x: _f(t).glu(x, 0), [(SIGNED, True)]),
+    ("glu_3d", lambda t, x: _f(t).glu(x, 2), [(SIGNED_3D, True)]),
+    ("logsigmoid", lambda t, x: _f(t).logsigmoid(x), [(SIGNED, True)]),
+    ("prelu", lambda t, x, w: _f(t).prelu(x, w), [(SIGNED, True), (CLASS_WEIGHT, True)]),
+    ("rrelu", lambda t, x: _rrelu(t, x), [(SIGNED, True)]),
+    ("rrelu_", lambda t, x: _rrelu(t, x, inplace=True), [(SIGNED, True)]),
+]
+
+SIGNS = np.sign(OTHER)
+ROW_SIGNS = np.array([1.0, -1.0])
+CLASSES = np.array([2, 0])
+LABELS = np.array([[2, 0, -1], [1, -1, 0]])
+
+# losses of nn beyond regression and cross-entropy, and distances: the soft margin entry,
+# the hand-written multi-class margins, and torch's composites (their graphs node by node)
+ROWS += [
+    ("soft_margin", lambda t, x: _f(t).soft_margin_loss(x, _const(t, SIGNS)), [(SIGNED, True)]),
+    (
+        "soft_margin_none",
+        lambda t, x: _f(t).soft_margin_loss(x, _const(t, SIGNS), reduction="none"),
+        [(SIGNED, True)],
+    ),
+    (
+        "soft_margin_sum",
+        lambda t, x: _f(t).soft_margin_loss(x, _const(t, SIGNS), reduction="sum"),
+        [(SIGNED, True)],
+    ),
+    ("multi_margin", lambda t, x: _f(t).multi_margin_loss(x, t.tensor(CLASSES)), [(SIGNED, True)]),
+    (
+        "multi_margin_weight",
+        lambda t, x: _f(t).multi_margin_loss(
+            x, t.tensor(CLASSES), 2, 0.5, _const(t, CLASS_WEIGHT), reduction="none"
+        ),
+        [(SIGNED, True)],
+    ),
+    (
+        "multilabel_margin",
+        lambda t, x: _f(t).multilabel_margin_loss(x, t.tensor(LABELS)),
+        [(SIGNED, True)],
+    ),
+    (
+        "kl_div",
+        lambda t, x: _f(t).kl_div(x, _const(t, PROBABILITIES), reduction="batchmean"),
+        [(SIGNED, True)],
+    ),
+    (
+        "kl_div_log_target",
+        lambda t, x, y: _f(t).kl_div(x, y, reduction="none", log_target=True),
+        [(SIGNED, True), (OTHER, True)],
+    ),
+    (
+        "poisson_nll",
+        lambda t, x: _f(t).poisson_nll_loss(x, _const(t, TARGETS * 3), reduction="sum"),
+        [(SIGNED, True)],
+    ),
+    (
+        "poisson_nll_full",
+        lambda t, x: _f(t).poisson_nll_loss(x, _const(t, TARGETS * 3), False, True),
+        [(PROBABILITIES, True)],
+    ),
+    (
+        "gaussian_nll",
+        lambda t, x, v: _f(t).gaussian_nll_loss(x, _const(t, OTHER), v, full=True),
+        [(SIGNED, True), (PROBABILITIES, True)],
+    ),
+    (
+        "hinge_embedding",
+        lambda t, x: _f(t).hinge_embedding_loss(x, _const(t, SIGNS), 0.5),
+        [(SIGNED, True)],
+    ),
+    (
+        "margin_ranking",
+        lambda t, x, y: _f(t).margin_ranking_loss(x, y, _const(t, SIGNS), 0.2),
+        [(SIGNED, True), (OTHER, True)],
+    ),
+    (
+        "cosine_embedding",
+        lambda t, x, y: _f(t).cosine_embedding_loss(x, y, _const(t, ROW_SIGNS), 0.1),
+        [(SIGNED, True), (OTHER, True)],
+    ),
+    (
+        "multilabel_soft_margin",
+        lambda t, x: _f(t).multilabel_soft_margin_loss(x, _const(t, (TARGETS > 0.5) * 1.0)),
+        [(SIGNED, True)],
+    ),
+    (
+        "triplet_margin",
+        lambda t, x, y, z: _f(t).triplet_margin_loss(x, y, z, swap=True),
+        [(SIGNED, True), (OTHER, True), (TARGETS, True)],
+    ),
+    (
+        "pairwise_distance",
+        lambda t, x, y: _f(t).pairwise_distance(x, y, 3.0),
+        [(SIGNED, True), (OTHER, True)],
+    ),
+    (
+        "cosine_similarity",
+        lambda t, x, y: _f(t).cosine_similarity(x, y),
+        [(SIGNED, True), (OTHER, True)],
+    ),
+    # weight normalization: the fused node, and the norms it is built from
+    ("norm_except_dim_all", lambda t, x: t.norm_except_dim(x, 2, -1), [(SIGNED, True)]),
+    ("norm_except_dim_0", lambda t, x: t.norm_except_dim(x, 3, 0), [(SIGNED, True)]),
+    (
+        "weight_norm",
+        lambda t, v, g: t._weight_norm(v, g.reshape(2, 1), 0),
+        [(SIGNED, True), (CLASS_WEIGHT[:2], True)],
+    ),
+    (
+        "weight_norm_last",
+        lambda t, v, g: t._weight_norm(v, g.reshape(1, 3), 1),
+        [(SIGNED, True), (CLASS_WEIGHT, True)],
+    ),
+    (
+        "weight_norm_whole",
+        lambda t, v, g: t._weight_norm(v, g, -1),
+        [(SIGNED, True), (CLASS_WEIGHT[0], True)],
+    ),
+]
 IDS = [row[0] for row in ROWS]
 
 

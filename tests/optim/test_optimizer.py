@@ -120,6 +120,15 @@ def test_param_groups_and_defaults(torch):
     assert repr(opt) == repr(ref)
 
 
+def _stepped(lib, optimizer):
+    """``optimizer`` after one step with gradients of ones."""
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            p.grad = lib.ones_like(p)
+    optimizer.step()
+    return optimizer
+
+
 def _error(torch, build):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -153,6 +162,58 @@ def _error(torch, build):
         lambda lib: lib.optim.RMSprop(_params(lib), alpha=-1.0),
         lambda lib: lib.optim.Adagrad(_params(lib), lr_decay=-1.0),
         lambda lib: lib.optim.Adagrad(_params(lib), initial_accumulator_value=-1.0),
+        lambda lib: lib.optim.Adadelta(_params(lib), lr=-1.0),
+        lambda lib: lib.optim.Adadelta(_params(lib), rho=1.5),
+        lambda lib: lib.optim.Adadelta(_params(lib), eps=-1.0),
+        lambda lib: lib.optim.Adadelta(_params(lib), weight_decay=-1.0),
+        lambda lib: lib.optim.Adadelta(_params(lib), lr=lib.ones(2)),
+        lambda lib: lib.optim.Adamax(_params(lib), betas=(0.9, 1.0)),
+        lambda lib: lib.optim.Adamax(_params(lib), eps=-1e-3),
+        lambda lib: lib.optim.Adamax(_params(lib), weight_decay=-1.0),
+        lambda lib: lib.optim.ASGD(_params(lib), lr=-0.1),
+        lambda lib: lib.optim.ASGD(_params(lib), weight_decay=-0.1),
+        lambda lib: lib.optim.NAdam(_params(lib), betas=(-0.1, 0.9)),
+        lambda lib: lib.optim.NAdam(_params(lib), momentum_decay=-1.0),
+        lambda lib: lib.optim.NAdam(_params(lib), eps=-1.0),
+        lambda lib: lib.optim.RAdam(_params(lib), betas=(0.9, 1.5)),
+        lambda lib: lib.optim.RAdam(_params(lib), weight_decay=-1.0),
+        lambda lib: lib.optim.Rprop(_params(lib), etas=(1.2, 0.5)),
+        lambda lib: lib.optim.Rprop(_params(lib), lr=-1),
+        lambda lib: lib.optim.SparseAdam(_params(lib), lr=0.0),
+        lambda lib: lib.optim.SparseAdam(_params(lib), eps=0.0),
+        lambda lib: lib.optim.SparseAdam(_params(lib), betas=(0.9, 1.0)),
+        lambda lib: lib.optim.SparseAdam([lib.nn.Parameter(lib.ones(2, dtype=lib.complex64))]),
+        lambda lib: lib.optim.Adafactor(_params(lib), lr=-1.0),
+        lambda lib: lib.optim.Adafactor(_params(lib), beta2_decay=0.5),
+        lambda lib: lib.optim.Adafactor(_params(lib), eps=(-1.0, 1e-3)),
+        lambda lib: lib.optim.Adafactor(_params(lib), eps=(None, -1.0)),
+        lambda lib: lib.optim.Adafactor(_params(lib), d=0.5),
+        lambda lib: lib.optim.Adafactor(_params(lib), weight_decay=-0.5),
+        lambda lib: lib.optim.Muon(_params(lib)),
+        lambda lib: lib.optim.Muon(_params(lib)[:1], lr=-1.0),
+        lambda lib: lib.optim.Muon(_params(lib)[:1], momentum=-1.0),
+        lambda lib: lib.optim.Muon(_params(lib)[:1], weight_decay=-1.0),
+        lambda lib: lib.optim.Muon(_params(lib)[:1], adjust_lr_fn="square"),
+        lambda lib: _stepped(lib, lib.optim.Muon(_params(lib)[:1], ns_steps=100)),
+        lambda lib: _stepped(lib, lib.optim.Muon(_params(lib)[:1], ns_coefficients=(1, 2))),
+        lambda lib: lib.optim.Adadelta(_params(lib), fused=True),
+        lambda lib: lib.optim.Muon(_params(lib)[:1], foreach=True),
+        lambda lib: _stepped(lib, lib.optim.Adadelta(_params(lib), capturable=True)),
+        lambda lib: _stepped(lib, lib.optim.Adamax(_params(lib), capturable=True)),
+        lambda lib: _stepped(lib, lib.optim.ASGD(_params(lib), capturable=True)),
+        lambda lib: _stepped(lib, lib.optim.NAdam(_params(lib), capturable=True)),
+        lambda lib: _stepped(lib, lib.optim.RAdam(_params(lib), capturable=True)),
+        lambda lib: _stepped(lib, lib.optim.Rprop(_params(lib), capturable=True)),
+        lambda lib: _stepped(lib, lib.optim.NAdam(_params(lib), differentiable=True)),
+        lambda lib: _stepped(lib, lib.optim.Adam(_params(lib), capturable=True)),
+        lambda lib: _stepped(lib, lib.optim.AdamW(_params(lib), differentiable=True)),
+        lambda lib: _stepped(lib, lib.optim.RMSprop(_params(lib), capturable=True)),
+        lambda lib: _stepped(lib, lib.optim.SGD(_params(lib), differentiable=True)),
+        lambda lib: _stepped(lib, lib.optim.Adagrad(_params(lib), differentiable=True)),
+        lambda lib: _stepped(lib, lib.optim.Rprop(_params(lib), differentiable=True)),
+        lambda lib: _stepped(
+            lib, lib.optim.Adafactor([lib.nn.Parameter(lib.ones(2, dtype=lib.complex64))])
+        ),
     ],
 )
 def test_errors_match_torch(torch, build):

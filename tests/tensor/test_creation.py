@@ -298,6 +298,138 @@ def test_matches_torch(torch, expr):
     _assert_matches(torch, expr)
 
 
+# scalar_tensor, range, logspace, tril/triu_indices, strided layouts, asarray,
+# frombuffer, windows, Tensor.new
+MORE_CASES = [
+    "m.scalar_tensor(3)",
+    "m.scalar_tensor(True)",
+    "m.scalar_tensor(m.tensor(2), dtype=m.int32)",
+    "m.scalar_tensor(2.5, requires_grad=True)",
+    "m.scalar_tensor(1j)",
+    "m.scalar_tensor('a')",
+    "m.range(0, 1, 0.25)",
+    "m.range(3, 0, -1, dtype=m.int64)",
+    "m.range(-1, 1, 0.1)",
+    "m.range(3, 0)",
+    "m.range(3)",
+    "m.logspace(0, 2, 5)",
+    "m.logspace(0, 2, 5, base=2)",
+    "m.logspace(0, 2, 3, dtype=m.int64)",
+    "m.logspace(3, 2, 1)",
+    "m.logspace(0, 1j, 3)",
+    "m.logspace(0, 2, -1)",
+    "m.tril_indices(3, 4, 1)",
+    "m.triu_indices(3, 4, -1, dtype=m.int32)",
+    "m.tril_indices(3, 3, -10)",
+    "m.tril_indices(-1, 3)",
+    "m.triu_indices(2, 2, dtype=m.float32)",
+    "m.empty_strided((2, 3), (1, 2)).stride()",
+    "m.empty_strided((2, 3), (1,))",
+    "m.empty_strided((2, 3), (1, -2))",
+    "m.empty_permuted((2, 3, 4), (0, 2, 1)).stride()",
+    "m.empty_permuted((2, 3, 4), (0, 2))",
+    "m.empty_permuted((2, 3, 4), (0, 2, 2))",
+    "m.ones(2, dtype=m.int64).new_empty_strided((2, 3), (1, 2)).stride()",
+    "m.asarray([1, 2.5])",
+    "m.asarray(3)",
+    "m.asarray(np.float64(2.5))",
+    "m.asarray(np.ones(2, dtype=np.int16))",
+    "m.asarray([1.0, 2.0], requires_grad=True)",
+    "m.asarray(np.ones(3), dtype=m.float32)",
+    "m.asarray(m.ones(2), dtype=m.float64, copy=False)",
+    "m.asarray(np.ones(2), dtype=m.float32, copy=False)",
+    "m.asarray([1.0], copy=False)",
+    "m.asarray([1, 2], requires_grad=True)",
+    "m.asarray(m.ones(2, requires_grad=True) * 2, dtype=m.float64)",
+    "m.asarray(m.ones(2, requires_grad=True) * 2, requires_grad=False)",
+    "m.asarray(m.ones(2, requires_grad=True), copy=True)",
+    "m.frombuffer(bytearray(8), dtype=m.float32, count=1, offset=4)",
+    "m.frombuffer(b'abcd', dtype=m.uint8)",
+    "m.frombuffer(bytearray(16), dtype=m.float64, offset=4)",
+    "m.frombuffer(bytearray(16), dtype=m.float32, count=5)",
+    "m.frombuffer(bytearray(16))",
+    "m.frombuffer(bytearray(), dtype=m.uint8)",
+    "m.frombuffer(bytearray(16), dtype=m.uint8, offset=16)",
+    "m.frombuffer([1, 2], dtype=m.float32)",
+    "m.hann_window(5)",
+    "m.hann_window(5, False, dtype=m.float64)",
+    "m.hann_window(3, dtype=m.float16)",
+    "m.hann_window(1, requires_grad=True)",
+    "m.hann_window(0)",
+    "m.hann_window(-1)",
+    "m.hann_window(3, dtype=m.int64)",
+    "m.hamming_window(6, False, 0.6, 0.3)",
+    "m.blackman_window(7)",
+    "m.bartlett_window(6, False, dtype=m.float64)",
+    "m.kaiser_window(7, False, 5.0, dtype=m.float64)",
+    "m.kaiser_window(3, dtype=m.int32)",
+    "m.tensor([1, 2]).new(2, 3).shape",
+    "m.tensor([1, 2]).new([1.5, 2])",
+    "m.tensor([1, 2]).new()",
+    "m.tensor([1, 2]).new(m.tensor([1.5]))",
+    "m.tensor([1.0], requires_grad=True).new(m.tensor([1.5]))",
+    "m.tensor([1.0]).new('x')",
+]
+
+
+@pytest.mark.parametrize("expr", MORE_CASES)
+def test_more_creation_matches_torch(torch, expr):
+    """The creation functions beyond the common ones, values as printed, and errors."""
+    _assert_matches(torch, expr)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "m.logspace(-1.5, 2.25, 7, dtype=m.float64)",
+        "m.logspace(0, 3, 9, base=1.5)",
+        "m.hann_window(9, dtype=m.float64)",
+        "m.hamming_window(8)",
+        "m.blackman_window(6, False)",
+        "m.bartlett_window(7)",
+        "m.range(0, 2, 0.3, dtype=m.float64)",
+    ],
+)
+@pytest.mark.filterwarnings("ignore:torch.range is deprecated")
+def test_values_are_bitwise_torch(torch, expr):
+    ours = eval(expr, {"m": hookgrad}).numpy()
+    theirs = eval(expr, {"m": torch}).numpy()
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_kaiser_window_close_to_torch(torch):
+    for periodic in (True, False):
+        ours = hookgrad.kaiser_window(8, periodic, beta=3.0).numpy()
+        theirs = torch.kaiser_window(8, periodic, beta=3.0).numpy()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+def test_asarray_and_frombuffer_share_memory(torch):
+    array = np.zeros(3)
+    hookgrad.asarray(array)[0] = 1.0
+    assert array[0] == 1.0
+    assert not np.shares_memory(hookgrad.asarray(array, copy=True).numpy(), array)
+    buffer = bytearray(8)
+    hookgrad.frombuffer(buffer, dtype=hookgrad.uint8)[1] = 7
+    assert buffer[1] == 7
+    leaf = hookgrad.ones(2, requires_grad=True)
+    with pytest.warns(UserWarning, match="unspecified requires_grad"):
+        assert hookgrad.asarray(leaf) is leaf
+    with pytest.warns(UserWarning, match="not writable"):
+        hookgrad.frombuffer(b"ab", dtype=hookgrad.uint8)
+    with pytest.warns(UserWarning, match="torch.range is deprecated"):
+        hookgrad.range(0, 1)
+
+
+def test_empty_strided_layouts_match_torch(torch):
+    for lib in (hookgrad, torch):
+        x = lib.empty_strided((2, 3), (1, 2))
+        assert x.stride() == (1, 2) and not x.is_contiguous()
+        y = lib.empty_permuted((2, 3, 4), (2, 0, 1))
+        assert y.stride() == (3, 1, 6)
+
+
 def test_tensor_from_tensor_warns_like_torch(torch):
     with pytest.warns(UserWarning) as expected:
         torch.tensor(torch.ones(2))

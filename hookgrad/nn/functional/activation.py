@@ -1,8 +1,11 @@
-"""nn.functional: activation functions (relu, leaky_relu, elu, gelu, silu, softplus,
-sigmoid, tanh, softmax, log_softmax ...).
+"""nn.functional: activation functions (relu, leaky_relu, elu, selu, celu, gelu, silu,
+mish, softplus, hardtanh, relu6, hardsigmoid, hardswish, prelu, rrelu, glu, logsigmoid,
+the shrinkages, threshold, sigmoid, tanh, softmax, log_softmax, gumbel_softmax ...).
 
 The ``inplace=True`` forms overwrite ``input`` and return it, recording the node torch
-records for the in-place op.
+records for the in-place op: one that saves its result (``EluBackward1``), or, where torch
+has no in-place formula, the out-of-place node saving a copy of the old ``input``
+(``HardtanhBackward0``).
 """
 
 from __future__ import annotations
@@ -10,29 +13,53 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 import hookgrad
 from hookgrad.ops import activation as ops
 from hookgrad.tensor import Tensor
-from hookgrad.tensor.dispatch import apply
+from hookgrad.tensor.dispatch import apply, wrap_constant
 from hookgrad.tensor.functions.inplace import _inplace, _inplace_op
+from hookgrad.tensor.random import engine_of
+from hookgrad.tensor.views import check_inplace
 
 __all__ = [
+    "celu",
+    "celu_",
     "elu",
     "elu_",
     "gelu",
+    "glu",
+    "gumbel_softmax",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "hardtanh_",
     "leaky_relu",
     "leaky_relu_",
     "log_softmax",
+    "logsigmoid",
+    "mish",
+    "prelu",
     "relu",
+    "relu6",
     "relu_",
+    "rrelu",
+    "rrelu_",
+    "selu",
+    "selu_",
     "sigmoid",
     "silu",
     "softmax",
     "softmin",
     "softplus",
+    "softshrink",
     "softsign",
     "tanh",
     "tanhshrink",
+    "threshold",
+    "threshold_",
 ]
 
 
@@ -205,3 +232,321 @@ def log_softmax(
     if dim is None:
         dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
     return hookgrad.log_softmax(input, dim, dtype=dtype)
+
+
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
+    """Samples of the Gumbel-softmax distribution: ``softmax((logits + g) / tau, dim)`` with
+    ``g = -log(Exponential(1))`` noise drawn from the default generator; ``hard=True``
+    returns one-hot vectors whose gradient is the soft sample's (straight-through).
+
+    Example::
+
+        F.gumbel_softmax(hookgrad.randn(2, 5), tau=0.5, hard=True)   # one-hot rows
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -hookgrad.empty_like(logits).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = hookgrad.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+# ---------------------------------------------------------------- threshold and clamping
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``value`` where ``input <= threshold``, else ``input``.
+
+    Example::
+
+        F.threshold(hookgrad.tensor([0.5, 2.0]), 1.0, -1.0)   # tensor([-1.,  2.])
+    """
+    if inplace:
+        return threshold_(input, threshold, value)
+    return apply(ops.Threshold(threshold, value), input)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """``threshold`` in place (node ``ThresholdBackward1``, which saves the old input)."""
+    op = ops.ThresholdInplace(threshold, value)
+    return _inplace(input, lambda x: apply(op, x), copy=True)
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    """``input`` clamped to ``[min_val, max_val]``; the gradient passes strictly inside.
+
+    Example::
+
+        F.hardtanh(hookgrad.tensor([-2.0, 0.5, 3.0]))   # tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return hardtanh_(input, min_val, max_val)
+    return apply(ops.Hardtanh(min_val, max_val), input)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """``hardtanh`` in place (node ``HardtanhBackward0``, saving the old input)."""
+    op = ops.Hardtanh(min_val, max_val)
+    return _inplace(input, lambda x: apply(op, x), copy=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(input, 0), 6)`` (``hardtanh(input, 0, 6)``).
+
+    Example::
+
+        F.relu6(hookgrad.tensor([-1.0, 7.0]))   # tensor([0., 6.])
+    """
+    if inplace:
+        return hardtanh_(input, 0, 6)
+    return apply(ops.Hardtanh(0, 6), input)
+
+
+# ---------------------------------------------------------------- smooth activations
+
+
+def _unary(input: Tensor, op: Any, kernel: str, inplace: bool) -> Tensor:
+    """``op`` on a floating ``input``; in place, the old input is saved as a copy."""
+    _check_floating(input, kernel)
+    if inplace:
+        return _inplace(input, lambda x: apply(op, x), copy=True)
+    return apply(op, input)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(input + 3) / 6``, a piecewise-linear sigmoid.
+
+    Example::
+
+        F.hardsigmoid(hookgrad.tensor([0.0, 4.0]))   # tensor([0.5000, 1.0000])
+    """
+    return _unary(input, ops.Hardsigmoid(), "hardsigmoid_cpu", inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``input * relu6(input + 3) / 6``.
+
+    Example::
+
+        F.hardswish(hookgrad.tensor([1.0]))   # tensor([0.6667])
+    """
+    return _unary(input, ops.Hardswish(), "hardswish_cpu", inplace)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``input * tanh(softplus(input))``.
+
+    Example::
+
+        F.mish(hookgrad.tensor([1.0]))   # tensor([0.8651])
+    """
+    return _unary(input, ops.Mish(), "mish_cpu", inplace)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(input, alpha)`` with SELU's constants ``alpha = 1.6733``,
+    ``scale = 1.0507`` (torch's ``EluBackward0``).
+
+    Example::
+
+        F.selu(hookgrad.tensor([1.0, -1.0]))   # tensor([ 1.0507, -1.1113])
+    """
+    _check_floating(input, "elu_cpu")
+    if inplace:
+        return selu_(input)
+    return apply(ops.Elu(ops.SELU_ALPHA, ops.SELU_SCALE), input)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """``selu`` in place (node ``EluBackward1``, which reads the result)."""
+    _check_floating(input, "elu_cpu")
+    return _inplace_op(input, ops.EluResult(ops.SELU_ALPHA, ops.SELU_SCALE))
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, input) + min(0, alpha * (exp(input / alpha) - 1))``.
+
+    Example::
+
+        F.celu(hookgrad.tensor([-1.0]), alpha=2.0)   # tensor([-0.7869])
+    """
+    _check_floating(input, "elu_cpu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    if inplace:
+        return celu_(input, alpha)
+    return apply(ops.Celu(alpha), input)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``celu`` in place (node ``CeluBackward1``, which reads the result)."""
+    _check_floating(input, "elu_cpu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _inplace_op(input, ops.CeluResult(alpha))
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(input))``, computed without overflow.
+
+    Example::
+
+        F.logsigmoid(hookgrad.tensor([0.0]))   # tensor([-0.6931])
+    """
+    _check_floating(input, "log_sigmoid_cpu")
+    return apply(ops.LogSigmoid(), input)[0]
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: ``a * sigmoid(b)`` for the two halves ``a``, ``b`` of
+    ``input`` along ``dim`` (of even size).
+
+    Example::
+
+        F.glu(hookgrad.randn(4, 6)).shape   # hookgrad.Size([4, 3])
+    """
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    _check_floating(input, "glu_cpu")
+    wrapped = _wrap_dim(dim, input.dim())
+    if input.shape[wrapped] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {wrapped} is size "
+            f"{input.shape[wrapped]}"
+        )
+    return apply(ops.Glu(dim), input)
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    if not -ndim <= dim < ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but "
+            f"got {dim})"
+        )
+    return dim % ndim
+
+
+# ---------------------------------------------------------------- shrinkage
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``input`` where ``|input| > lambd``, else 0.
+
+    Example::
+
+        F.hardshrink(hookgrad.tensor([0.3, -0.7]))   # tensor([ 0.0000, -0.7000])
+    """
+    _check_floating(input, "hardshrink_cpu")
+    return apply(ops.Hardshrink(lambd), input)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``input`` moved ``lambd`` toward 0, and 0 where ``|input| <= lambd``.
+
+    Example::
+
+        F.softshrink(hookgrad.tensor([0.3, -0.7]))   # tensor([ 0.0000, -0.2000])
+    """
+    _check_floating(input, "softshrink_check")
+    largest = float(np.finfo(input._data.dtype).max)
+    if not 0 <= lambd <= largest:
+        raise RuntimeError(
+            f"lambda must be in range [0, {largest:g}] for input dtype "
+            f"{input.dtype.type_name[3:-4]}, but found {lambd:g}"
+        )
+    return apply(ops.Softshrink(lambd), input)
+
+
+# ---------------------------------------------------------------- learned and random slopes
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``input`` where positive, else ``weight * input``, with one learned slope per
+    channel (dim 1; ``weight`` of size ``C``) or one for all (``weight`` of size 1).
+
+    Example::
+
+        F.prelu(hookgrad.tensor([[-1.0, 2.0]]), hookgrad.tensor([0.25]))
+        # tensor([[-0.2500,  2.0000]])
+    """
+    if input.dtype != weight.dtype:
+        raise RuntimeError(
+            "prelu: Type promoting not supported. Got "
+            f"{input.dtype.type_name[3:-4]} and {weight.dtype.type_name[3:-4]}"
+        )
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.dim() > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {weight.numel()} and channel size = {channels}."
+            )
+    if weight.dim() > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}"
+        )
+    if input.dim() != weight.dim():
+        shape = [1] * input.dim()
+        if input.dim() > 1:
+            shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    return apply(ops.PreluKernel(), input, weight)
+
+
+def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
+    """torch's noise for ``rrelu_with_noise``: in training a slope drawn uniformly from
+    ``[lower, upper)`` (one 64-bit draw each, in order) where ``input <= 0``, else 1."""
+    _check_floating(input, "leaky_relu_cpu" if not training else "rrelu_with_noise_out_cpu")
+    data = input._data
+    noise = np.ones(data.shape, data.dtype)
+    if training:
+        negative = data <= 0
+        count = int(negative.sum())
+        if count:
+            words = engine_of(None).random64(count)
+            unit = (words & np.uint64((1 << 53) - 1)) * 2.0**-53
+            noise[negative] = unit * (upper - lower) + lower
+    return wrap_constant(noise)
+
+
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
+    """Randomized leaky ReLU: in training each non-positive element is scaled by a slope
+    drawn uniformly from ``[lower, upper)`` (from the default generator, as torch draws
+    it); otherwise by ``(lower + upper) / 2``.
+
+    Example::
+
+        F.rrelu(hookgrad.tensor([-1.0, 2.0]))   # tensor([-0.2292,  2.0000])
+    """
+    if inplace:
+        return rrelu_(input, lower, upper, training)
+    noise = _rrelu_noise(input, lower, upper, training)
+    return apply(ops.RreluWithNoise(lower, upper, training, None), input, noise)
+
+
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
+    """``rrelu`` in place (node ``RreluWithNoiseBackward1``, which reads the result)."""
+    check_inplace(input, input.requires_grad)  # before drawing: a refused call draws nothing
+    noise = _rrelu_noise(input, lower, upper, training)
+    op = ops.RreluWithNoiseResult(lower, upper, training, None)
+    return _inplace_op(input, op, (noise,))

@@ -1,5 +1,7 @@
 """nn.functional: dropout (``dropout``, ``dropout1d/2d/3d``, ``alpha_dropout``,
-``feature_alpha_dropout``).
+``feature_alpha_dropout``), and the torch-level forms ``torch.dropout``,
+``torch.feature_dropout``, ``torch.alpha_dropout`` ... (``torch_*`` here, with their
+in-place variants) and ``torch.native_dropout``.
 
 In training mode dropout multiplies the input by a random mask, so the node is
 ``MulBackward0`` (as torch's CPU kernel) and the gradient is the same mask times the
@@ -15,8 +17,9 @@ import warnings
 
 import numpy as np
 
+from hookgrad.ops.dropout import NativeDropout
 from hookgrad.tensor import Tensor
-from hookgrad.tensor.dispatch import wrap_constant
+from hookgrad.tensor.dispatch import apply, wrap_constant
 from hookgrad.tensor.random import empty_like, sample_bernoulli
 
 __all__ = [
@@ -202,3 +205,98 @@ def feature_alpha_dropout(
     Example: ``F.feature_alpha_dropout(hookgrad.randn(2, 3, 4), 0.2, training=True)``.
     """
     return _alpha_dropout(input, p, training, inplace, feature=True)
+
+
+# ---------------------------------------------------------------- torch-level forms
+
+
+def _checked(p: float) -> float:
+    """torch's ATen check of a dropout probability (a RuntimeError at this level)."""
+    if p < 0.0 or p > 1.0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return p
+
+
+def torch_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.dropout(input, p, train)``: ``F.dropout`` with torch's positional arguments.
+
+    Example: ``torch.dropout(x, 0.5, True)``.
+    """
+    return _dropout(input, _checked(p), train, False, feature=False)
+
+
+def torch_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.dropout_``: ``torch.dropout`` in place.
+
+    Example: ``torch.dropout_(x, 0.5, True)``.
+    """
+    return _dropout(input, _checked(p), train, True, feature=False)
+
+
+def torch_feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.feature_dropout``: whole channels (dim 1) of an input of 2 or more dims.
+
+    Example: ``torch.feature_dropout(x, 0.5, True)``.
+    """
+    return _dropout(input, _checked(p), train, False, feature=True)
+
+
+def torch_feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.feature_dropout_``: ``torch.feature_dropout`` in place.
+
+    Example: ``torch.feature_dropout_(x, 0.5, True)``.
+    """
+    return _dropout(input, _checked(p), train, True, feature=True)
+
+
+def torch_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.alpha_dropout``: ``F.alpha_dropout`` with torch's positional arguments.
+
+    Example: ``torch.alpha_dropout(x, 0.2, True)``.
+    """
+    return _alpha_dropout(input, _checked(p), train, False, feature=False)
+
+
+def torch_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.alpha_dropout_``: ``torch.alpha_dropout`` in place.
+
+    Example: ``torch.alpha_dropout_(x, 0.2, True)``.
+    """
+    return _alpha_dropout(input, _checked(p), train, True, feature=False)
+
+
+def torch_feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.feature_alpha_dropout``: alpha dropout of whole channels.
+
+    Example: ``torch.feature_alpha_dropout(x, 0.2, True)``.
+    """
+    return _alpha_dropout(input, _checked(p), train, False, feature=True)
+
+
+def torch_feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.feature_alpha_dropout_``: ``torch.feature_alpha_dropout`` in place.
+
+    Example: ``torch.feature_alpha_dropout_(x, 0.2, True)``.
+    """
+    return _alpha_dropout(input, _checked(p), train, True, feature=True)
+
+
+def torch_native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:
+    """``torch.native_dropout``: the dropped-out input and the boolean keep-mask
+    (``NativeDropoutBackward0``); the mask is drawn as ``dropout``'s, so the same seed keeps
+    the same elements. ``train`` False: the input's copy and a mask of ones.
+
+    Example: ``out, mask = torch.native_dropout(x, 0.5, True)``.
+    """
+    data = input._data
+    if input.numel() == 0:
+        return input, Tensor._make(np.empty(data.shape, bool))
+    if train is None or train:
+        keep = 1.0 - p
+        scale = 0.0 if keep == 0 else 1.0 / keep
+        noise = _noise(input, False, keep)
+    else:
+        scale = 1.0
+        noise = np.ones(data.shape, data.dtype)
+    grad_scale = scale if train else 1.0
+    return apply(NativeDropout(p, scale, grad_scale), input, wrap_constant(noise))

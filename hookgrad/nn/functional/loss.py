@@ -1,29 +1,55 @@
-"""nn.functional: losses (regression, negative log-likelihood, cross-entropy, binary
-cross-entropy), with torch's reductions, options, node names and errors.
+"""nn.functional: losses (regression, likelihoods, cross-entropy, binary cross-entropy,
+KL divergence, margins and embeddings), with torch's reductions, options, node names and
+errors; and the torch-level forms with torch's int ``reduction`` (``torch_kl_div`` ...,
+exported by ``hookgrad`` as ``torch.kl_div`` ...).
 
 ``reduction`` is ``"mean"`` (default), ``"sum"`` or ``"none"``; the legacy ``size_average`` /
-``reduce`` flags map onto it as in torch.
+``reduce`` flags map onto it as in torch. The losses torch writes as composites of tensor
+ops (KL divergence, hinge, cosine embedding, margin ranking, triplet, Poisson and Gaussian
+likelihoods ...) are the same composites here, so their graphs are torch's.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+import hookgrad
+from hookgrad.nn.functional.activation import logsigmoid
+from hookgrad.nn.functional.distance import pairwise_distance
 from hookgrad.ops import loss as ops
+from hookgrad.ops.arithmetic import AddScalar, SubScalar
+from hookgrad.ops.ctc import CtcLoss
 from hookgrad.tensor import Tensor, dtypes
 from hookgrad.tensor.dispatch import apply
 
 __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss",
     "cross_entropy",
+    "ctc_loss",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
     "huber_loss",
+    "kl_div",
     "l1_loss",
+    "linear_cross_entropy",
+    "margin_ranking_loss",
     "mse_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
+    "poisson_nll_loss",
     "smooth_l1_loss",
+    "soft_margin_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -437,3 +463,809 @@ def binary_cross_entropy_with_logits(
         _broadcast_constant(weight, input, "weight"),
         _broadcast_constant(pos_weight, input, "pos_weight"),
     )
+
+
+# ---------------------------------------------------------------- torch's integer reductions
+
+
+def _enum(size_average: bool | None, reduce: bool | None, reduction: str) -> int:
+    """torch's ``_Reduction`` int for a loss's arguments (the legacy flags warn)."""
+    return ops.REDUCTIONS[_reduction(size_average, reduce, reduction)]
+
+
+def _apply_reduction(loss: Tensor, reduction: int) -> Tensor:
+    """torch's ``apply_loss_reduction`` on tensors."""
+    if reduction == ops.REDUCTIONS["mean"]:
+        return loss.mean()
+    if reduction == ops.REDUCTIONS["sum"]:
+        return loss.sum()
+    return loss
+
+
+def _filled(value: float, like: Tensor) -> Tensor:
+    """torch's C++ ``number - tensor``: the number as a 0-d tensor of ``like``'s dtype."""
+    return hookgrad.tensor(value, dtype=like.dtype)
+
+
+def _check_real(name: str, *tensors: Tensor) -> None:
+    if any(t.is_complex() for t in tensors):
+        raise RuntimeError(f"{name}: Complex inputs not supported.")
+
+
+# ---------------------------------------------------------------- KL divergence
+
+
+def torch_kl_div(
+    input: Tensor, target: Tensor, reduction: int = 1, *, log_target: bool = False
+) -> Tensor:
+    """``torch.kl_div``: ``target * (log(target) - input)`` (``exp(target) * (target -
+    input)`` with ``log_target``), reduced by torch's int ``reduction``.
+
+    Example: ``torch.kl_div(logp, q, 2)``.
+    """
+    _check_real("kl_div", input, target)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        output = target.exp() * (target - input)
+    else:
+        output = hookgrad.xlogy(target, target) - target * input
+    return _apply_reduction(output, reduction)
+
+
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
+    """The Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``:
+    ``target * (log(target) - input)`` summed over elements; ``"batchmean"`` divides by
+    the batch size (the mathematical KL), ``"mean"`` by the number of elements.
+    ``log_target``: ``target`` holds log-probabilities too.
+
+    Example::
+
+        F.kl_div(hookgrad.tensor([[-1.0, -0.5]]), hookgrad.tensor([[0.3, 0.7]]),
+                 reduction="batchmean")
+    """
+    if size_average is not None or reduce is not None:
+        code = _enum(size_average, reduce, reduction)
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the "
+                "support size.'batchmean' divides only by the batch size, and aligns with "
+                "the KL div math definition.'mean' will be changed to behave the same as "
+                "'batchmean' in the next major release.",
+                stacklevel=2,
+            )
+        code = ops.REDUCTIONS["sum"] if reduction == "batchmean" else _enum(None, None, reduction)
+    reduced = torch_kl_div(input, target, code, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+# ---------------------------------------------------------------- likelihoods
+
+
+def torch_poisson_nll_loss(
+    input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float, reduction: int
+) -> Tensor:
+    """``torch.poisson_nll_loss`` with torch's int ``reduction``.
+
+    Example: ``torch.poisson_nll_loss(x, y, True, False, 1e-8, 1)``.
+    """
+    # NOTE: in torch's order: C++ evaluates the right operand of ``-`` first.
+    if log_input:
+        product = target * input
+        loss = input.exp() - product
+    else:
+        loss = input - target * apply(AddScalar(eps, 1), input).log()
+    if full:
+        stirling = (
+            target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        ).masked_fill(target <= 1, 0)
+        loss = loss + stirling
+    return _apply_reduction(loss, reduction)
+
+
+def poisson_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    size_average: bool | None = None,
+    eps: float = 1e-8,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log-likelihood of a Poisson ``target`` with rate ``exp(input)``
+    (``log_input``) or ``input``: ``exp(input) - target * input``, or ``input - target *
+    log(input + eps)``; ``full`` adds Stirling's approximation of ``log(target!)``.
+
+    Example::
+
+        F.poisson_nll_loss(hookgrad.tensor([0.5, 1.0]), hookgrad.tensor([1.0, 3.0]))
+    """
+    code = _enum(size_average, reduce, reduction)
+    return torch_poisson_nll_loss(input, target, log_input, full, eps, code)
+
+
+def gaussian_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    var: Tensor | float,
+    full: bool = False,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log-likelihood of ``target`` under normal distributions of mean ``input``
+    and variance ``var`` (clamped to at least ``eps``; one per element, or broadcast
+    over one dim): ``0.5 * (log(var) + (input - target) ** 2 / var)``, plus
+    ``0.5 * log(2 pi)`` with ``full``.
+
+    Example::
+
+        F.gaussian_nll_loss(hookgrad.zeros(3), hookgrad.ones(3), hookgrad.ones(3))
+    """
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * hookgrad.ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = var.unsqueeze(-1)
+        elif input.ndim == var.ndim and (
+            sum(y for x, y in zip(input.size(), var.size()) if x != y) == 1
+        ):
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with hookgrad.no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+# ---------------------------------------------------------------- margins and embeddings
+
+
+def torch_margin_ranking_loss(
+    input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 1
+) -> Tensor:
+    """``torch.margin_ranking_loss`` with torch's int ``reduction``.
+
+    Example: ``torch.margin_ranking_loss(x1, x2, y, 0.1, 1)``.
+    """
+    _check_real("margin_ranking_loss", input1, input2, target)
+    output = apply(AddScalar(margin, 1), -target * (input1 - input2)).clamp_min(0)
+    return _apply_reduction(output, reduction)
+
+
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)`` for targets of 1 (``input1``
+    should rank higher) or -1, reduced.
+
+    Example::
+
+        F.margin_ranking_loss(hookgrad.tensor([0.5]), hookgrad.tensor([0.2]),
+                              hookgrad.tensor([1.0]), margin=0.5)   # tensor(0.2000)
+    """
+    code = _enum(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got "
+            f"sizes: input1: {input1.size()}, input2: {input2.size()}, target: "
+            f"{target.size()} "
+        )
+    return torch_margin_ranking_loss(input1, input2, target, margin, code)
+
+
+def torch_hinge_embedding_loss(
+    input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 1
+) -> Tensor:
+    """``torch.hinge_embedding_loss`` with torch's int ``reduction``.
+
+    Example: ``torch.hinge_embedding_loss(d, y, 1.0, 1)``.
+    """
+    zeros = hookgrad.zeros_like(input)
+    margin_clamp = (_filled(margin, input) - input).clamp_min(0)
+    output_margin = hookgrad.where(target != 1, margin_clamp, zeros)
+    output_self = hookgrad.where(target != -1, input, zeros)
+    return _apply_reduction(output_margin + output_self, reduction)
+
+
+def hinge_embedding_loss(
+    input: Tensor,
+    target: Tensor,
+    margin: float = 1.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """For distances ``input``: ``input`` where ``target`` is 1, ``max(0, margin -
+    input)`` where it is -1, reduced.
+
+    Example::
+
+        F.hinge_embedding_loss(hookgrad.tensor([0.3, 2.0]), hookgrad.tensor([1.0, -1.0]))
+    """
+    code = _enum(size_average, reduce, reduction)
+    return torch_hinge_embedding_loss(input, target, margin, code)
+
+
+# NOTE: torch's C++ constant is the float 1e-12.
+_EMBEDDING_EPSILON = float(np.float32(1e-12))
+
+
+def torch_cosine_embedding_loss(
+    input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 1
+) -> Tensor:
+    """``torch.cosine_embedding_loss`` with torch's int ``reduction``.
+
+    Example: ``torch.cosine_embedding_loss(a, b, y, 0.0, 1)``.
+    """
+    dims = target.dim()
+    if dims not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if dims == 1 and (input1.dim() != 2 or input2.dim() != 2):
+        raise RuntimeError(
+            "1D target tensor expects 2D input tensors, but found inputs with sizes "
+            f"{list(input1.shape)} and {list(input2.shape)}."
+        )
+    if dims == 0 and (input1.dim() != 1 or input2.dim() != 1):
+        raise RuntimeError(
+            "0D target tensor expects 1D input tensors, but found inputs with sizes "
+            f"{list(input1.shape)} and {list(input2.shape)}."
+        )
+    prod_sum = (input1 * input2).sum(dims)
+    mag_square1 = apply(AddScalar(_EMBEDDING_EPSILON, 1), (input1 * input1).sum(dims))
+    mag_square2 = apply(AddScalar(_EMBEDDING_EPSILON, 1), (input2 * input2).sum(dims))
+    cos = prod_sum / (mag_square1 * mag_square2).sqrt()
+    zeros = hookgrad.zeros_like(cos)
+    pos = _filled(1, cos) - cos
+    neg = apply(SubScalar(margin, 1), cos).clamp_min(0)
+    output = hookgrad.where(target == 1, pos, zeros) + hookgrad.where(target == -1, neg, zeros)
+    return _apply_reduction(output, reduction)
+
+
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where
+    it is -1 (cosines of rows, or of two vectors), reduced.
+
+    Example::
+
+        F.cosine_embedding_loss(hookgrad.randn(4, 3), hookgrad.randn(4, 3),
+                                hookgrad.tensor([1, -1, 1, -1]))
+    """
+    code = _enum(size_average, reduce, reduction)
+    return torch_cosine_embedding_loss(input1, input2, target, margin, code)
+
+
+def soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Two-class logistic loss ``log(1 + exp(-target * input))`` for targets of 1 or -1,
+    reduced (node ``SoftMarginLossBackward0``).
+
+    Example::
+
+        F.soft_margin_loss(hookgrad.tensor([0.5, -2.0]), hookgrad.tensor([1.0, -1.0]))
+    """
+    code = _enum(size_average, reduce, reduction)
+    if target.requires_grad and hookgrad.is_grad_enabled():
+        raise RuntimeError(
+            "The function 'soft_margin_loss' is not differentiable with respect to argument "
+            "'target'. This input cannot have requires_grad True."
+        )
+    return apply(ops.SoftMarginLoss(code), input, target)
+
+
+def multilabel_soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Per sample, the mean over classes of the binary logistic loss of ``input``
+    against the 0/1 ``target`` (``weight`` scales each class), reduced.
+
+    Example::
+
+        F.multilabel_soft_margin_loss(hookgrad.randn(2, 3), hookgrad.tensor([[1., 0., 1.],
+                                                                            [0., 1., 0.]]))
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def _check_margin_shapes(input: Tensor, target: Tensor, multilabel: bool) -> tuple[int, int]:
+    """torch's shape checks of the multi-class margin losses: ``(rows, classes)``."""
+    ndim = input.dim()
+    if not ((ndim == 2 and input.shape[1] != 0) or (ndim == 1 and input.shape[0] != 0) or not ndim):
+        raise RuntimeError(
+            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{list(input.shape)}"
+        )
+    rows = input.shape[0] if ndim == 2 else 1
+    classes = input.shape[-1] if ndim else 1
+    if multilabel:
+        expected = (rows, classes) if ndim == 2 else None
+        consistent = (
+            tuple(target.shape) == expected
+            if expected
+            else target.dim() <= 1 and target.numel() == classes
+        )
+        if not consistent:
+            raise RuntimeError(
+                f"inconsistent target size: {list(target.shape)} for input of size: "
+                f"{list(input.shape)}"
+            )
+    elif not (target.dim() <= 1 and target.numel() == rows):
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{rows}], but got "
+            f"{list(target.shape)}. Input has shape {list(input.shape)}."
+        )
+    if target.dtype != dtypes.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_type_name(target.dtype)}")
+    return rows, classes
+
+
+def multi_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    p: int = 1,
+    margin: float = 1.0,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Multi-class hinge loss: per row with class ``y``, the mean over the other classes
+    ``i`` of ``max(0, margin - input[y] + input[i]) ** p`` (``p`` 1 or 2), times
+    ``weight[y]``; reduced.
+
+    Example::
+
+        F.multi_margin_loss(hookgrad.tensor([[0.1, 0.2, 0.4, 0.8]]), hookgrad.tensor([3]))
+        # tensor(0.3250)
+    """
+    code = _enum(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    _, classes = _check_margin_shapes(input, target, multilabel=False)
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(
+            f"inconsistent weight size, expected {classes} but got {list(weight.shape)}"
+        )
+    indices = target._data.astype(np.int64)
+    if indices.size and (indices.min() < 0 or indices.max() >= classes):
+        raise RuntimeError("target out of range")
+    op = ops.MultiMarginLoss(p, margin, code)
+    return apply(op, input, target, None if weight is None else weight.detach())
+
+
+def multilabel_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Multi-label hinge loss: per row, ``target`` lists the row's classes (padded with
+    -1); the sum over target classes ``j`` and other classes ``i`` of ``max(0, 1 -
+    input[j] + input[i])``, divided by the number of classes; reduced.
+
+    Example::
+
+        F.multilabel_margin_loss(hookgrad.tensor([[0.1, 0.2, 0.4, 0.8]]),
+                                 hookgrad.tensor([[3, 0, -1, 1]]))   # tensor(0.8500)
+    """
+    code = _enum(size_average, reduce, reduction)
+    _, classes = _check_margin_shapes(input, target, multilabel=True)
+    indices = target._data.astype(np.int64)
+    if indices.size and (indices.min() < -1 or indices.max() >= classes):
+        raise RuntimeError("argument #2 'target' is out of range")
+    return apply(ops.MultilabelMarginLoss(code), input, target)[0]
+
+
+def torch_triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    reduction: int = 1,
+) -> Tensor:
+    """``torch.triplet_margin_loss`` with torch's int ``reduction``.
+
+    Example: ``torch.triplet_margin_loss(a, p, n, 1.0, 2, 1e-6, False, 1)``.
+    """
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs"
+        )
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = hookgrad.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    output = (apply(AddScalar(margin, 1), dist_pos) - dist_neg).clamp_min(0)
+    return _apply_reduction(output, reduction)
+
+
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, d(anchor, positive) - d(anchor, negative) + margin)`` with ``d`` the
+    ``p``-norm pairwise distance (``swap``: the smaller of the two negative distances),
+    reduced.
+
+    Example::
+
+        F.triplet_margin_loss(hookgrad.randn(4, 8), hookgrad.randn(4, 8), hookgrad.randn(4, 8))
+    """
+    code = _enum(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return torch_triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, code)
+
+
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
+    """``triplet_margin_loss`` with any ``distance_function`` (default
+    ``pairwise_distance``).
+
+    Example::
+
+        F.triplet_margin_with_distance_loss(
+            a, p, n, distance_function=lambda x, y: 1 - F.cosine_similarity(x, y))
+    """
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs"
+        )
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_neg = hookgrad.minimum(dist_neg, distance_function(positive, negative))
+    loss = hookgrad.clamp_min(margin + dist_pos - dist_neg, 0)
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.mean()
+    return loss
+
+
+def torch_binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    pos_weight: Tensor | None = None,
+    reduction: int = 1,
+) -> Tensor:
+    """``torch.binary_cross_entropy_with_logits`` with torch's int ``reduction``.
+
+    Example: ``torch.binary_cross_entropy_with_logits(x, y, None, None, 1)``.
+    """
+    name = {code: text for text, code in ops.REDUCTIONS.items()}[reduction]
+    return binary_cross_entropy_with_logits(
+        input, target, weight, reduction=name, pos_weight=pos_weight
+    )
+
+
+# ---------------------------------------------------------------- CTC
+
+
+def _lengths(lengths: Any, name: str) -> tuple[int, ...]:
+    """Lengths given as a tensor (of integers) or a sequence of ints, as a tuple."""
+    if isinstance(lengths, Tensor):
+        if lengths._data.dtype.kind not in "iu":
+            raise RuntimeError(f"{name} must be integral")
+        return tuple(int(n) for n in lengths._data.reshape(-1))
+    if not isinstance(lengths, (tuple, list)):
+        raise TypeError(
+            f"ctc_loss(): argument '{name}' must be tuple of ints or Tensor, not "
+            f"{type(lengths).__name__}"
+        )
+    return tuple(int(n) for n in lengths)
+
+
+def _check_ctc(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: tuple[int, ...],
+    target_lengths: tuple[int, ...],
+    blank: int,
+) -> None:
+    """torch's checks of its CPU kernel (``ctc_loss_allocate_outputs``)."""
+    where = " (while checking arguments for ctc_loss_allocate_outputs)"
+    batch, classes = log_probs.shape[1], log_probs.shape[2]
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    if len(input_lengths) != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(target_lengths) != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    for length in target_lengths:
+        if length < 0:
+            raise RuntimeError(
+                f"Expected target_lengths to have value at least 0, but got value {length}{where}"
+            )
+    if targets.dim() == 1:
+        if targets.shape[0] != sum(target_lengths):
+            raise RuntimeError(
+                f"Expected tensor to have size {sum(target_lengths)} at dimension 0, but got "
+                f"size {targets.shape[0]} for argument #2 'targets' (while checking arguments "
+                "for ctc_loss_allocate_outputs)"
+            )
+    else:
+        if targets.shape[0] != batch:
+            raise RuntimeError(
+                f"Expected tensor to have size {batch} at dimension 0, but got size "
+                f"{targets.shape[0]} for argument #2 'targets' (while checking arguments for "
+                "ctc_loss_allocate_outputs)"
+            )
+        longest = max(target_lengths, default=0)
+        if targets.shape[1] < longest:
+            raise RuntimeError(
+                f"Expected tensor to have size at least {longest} at dimension 1, but got size "
+                f"{targets.shape[1]} for argument #2 'targets' (while checking arguments for "
+                "ctc_loss_allocate_outputs)"
+            )
+    for length in input_lengths:
+        if length < 0:
+            raise RuntimeError(
+                f"Expected input_lengths to have value at least 0, but got value {length}{where}"
+            )
+        if length > log_probs.shape[0]:
+            raise RuntimeError(
+                f"Expected input_lengths to have value at most {log_probs.shape[0]}, but got "
+                f"value {length}{where}"
+            )
+
+
+def torch_ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Any,
+    target_lengths: Any,
+    blank: int = 0,
+    reduction: int = 1,
+    zero_infinity: bool = False,
+) -> Tensor:
+    """``torch.ctc_loss`` with torch's int ``reduction``.
+
+    Example: ``torch.ctc_loss(log_probs, targets, input_lengths, target_lengths, 0, 1)``.
+    """
+    batched = log_probs.dim() == 3
+    probs = log_probs if batched else log_probs.unsqueeze(1)
+    ins = _lengths(input_lengths, "input_lengths")
+    outs = _lengths(target_lengths, "target_lengths")
+    labels = targets.long()
+    _check_ctc(probs, labels, ins, outs, blank)
+    res = apply(CtcLoss(ins, outs, blank, zero_infinity), probs, labels)[0]
+    if zero_infinity:
+        res = hookgrad.where(res == math.inf, hookgrad.zeros((), dtype=res.dtype), res)
+    if reduction == ops.REDUCTIONS["mean"]:
+        divisors = hookgrad.tensor(outs, dtype=res.dtype).clamp_min(1)
+        return (res / divisors).mean()
+    if reduction == ops.REDUCTIONS["sum"]:
+        return res.sum()
+    return res if batched else res.squeeze(0)
+
+
+def ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Any,
+    target_lengths: Any,
+    blank: int = 0,
+    reduction: str = "mean",
+    zero_infinity: bool = False,
+) -> Tensor:
+    """The connectionist temporal classification loss: the negative log-likelihood of each
+    target sequence under the per-step class log-probabilities ``log_probs`` ``(T, N, C)``
+    (or ``(T, C)``), summed over all alignments. ``targets``: ``(N, S)`` padded or the
+    targets concatenated; ``input_lengths``, ``target_lengths``: one per sample. ``"mean"``
+    divides each loss by its target length first. ``zero_infinity``: impossible
+    alignments give 0 (and a zero gradient) instead of inf.
+
+    Example::
+
+        F.ctc_loss(hookgrad.randn(50, 16, 20).log_softmax(2), targets, input_lengths,
+                   target_lengths)
+    """
+    code = _enum(None, None, reduction)
+    return torch_ctc_loss(
+        log_probs, targets, input_lengths, target_lengths, blank, code, zero_infinity
+    )
+
+
+def linear_cross_entropy(
+    input: Tensor,
+    linear_weight: Tensor,
+    target: Tensor,
+    *,
+    linear_bias: Tensor | None = None,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    ignore_index: int | None = None,
+    label_smoothing: float = 0.0,
+    options: Any = None,
+) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)``: the
+    cross-entropy of logits computed by a linear layer (torch's fused loss of a language
+    model's head).
+
+    ``input`` is ``(in_features,)`` or ``(N, in_features)``; ``linear_weight``
+    ``(C, in_features)``, or ``(C, d_1, ..., d_K, in_features)`` for a K-dimensional loss
+    (batched input only), ``linear_bias`` ``(C, d_1, ..., d_K)``. ``target`` holds class
+    indices, or class probabilities when it has the logits' shape. ``ignore_index``
+    None means -100 for indices (and may not be given with probabilities). ``options``
+    (``nn.LinearCrossEntropyOptions``) asks torch for its chunked computation; hookgrad
+    validates them and computes the reference path (the same values). Example::
+
+        loss = F.linear_cross_entropy(hidden, head.weight, labels)
+    """
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(
+            f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}"
+        )
+    num_batches = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(
+            "expected equal input and linear_weight last dimensions (in_features), "
+            f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively"
+        )
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(
+            f"expected linear_bias shape {(num_classes, *out_features)}, got "
+            f"{tuple(linear_bias.shape)}"
+        )
+    if out_features and not num_batches:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+            f"requires batched input, (N, {in_features}), got unbatched input with shape "
+            f"{tuple(input.shape)}"
+        )
+    logits_shape = (*num_batches, num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    if options is not None:
+        chunked = (reduction, label_smoothing, target, linear_bias)
+        _check_chunked_options(options, input, num_classes, out_features, *chunked)
+    if out_features:
+        flat = math.prod(out_features, start=num_classes)
+        linear_weight = linear_weight.reshape((flat, in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(flat)
+    logits = hookgrad.nn.functional.linear(input, linear_weight, linear_bias)
+    return cross_entropy(
+        logits.reshape(logits_shape),
+        target,
+        weight=weight,
+        reduction=reduction,
+        ignore_index=ignore_index,
+        label_smoothing=label_smoothing,
+    )
+
+
+def _check_chunked_options(
+    options: Any,
+    input: Tensor,
+    num_classes: int,
+    out_features: tuple[int, ...],
+    reduction: str,
+    label_smoothing: float,
+    target: Tensor,
+    linear_bias: Tensor | None,
+) -> None:
+    """torch's warning when ``options`` ask for a chunked computation it cannot do, and
+    its ``ValueError`` for options that contradict themselves at this size."""
+    if (
+        out_features
+        or reduction not in {"mean", "sum", "none"}
+        or label_smoothing != 0.0
+        or target.dtype != dtypes.int64
+    ):
+        bias_shape = tuple(linear_bias.shape) if linear_bias is not None else None
+        warnings.warn(
+            "linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+            "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, "
+            f"out_features == (). Got reduction={reduction!r}, label_smoothing="
+            f"{label_smoothing}, target.dtype={target.dtype}, out_features={out_features}"
+            f", tracing=False, linear_bias.shape={bias_shape}.",
+            stacklevel=3,
+        )
+        return
+    num_batches = input.shape[0] if input.dim() == 2 else 1
+    options._adjust(num_batches, input.shape[-1], num_classes, input.dtype, input.device)

@@ -1,20 +1,24 @@
-"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``.
+"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList``,
+``ParameterDict`` and the legacy ``Container``.
 
-Their submodules are registered under string keys (``"0"``, ``"1"`` ... for the
-sequences), so ``named_parameters`` reads ``"0.weight"`` as in torch.
+Their submodules (or parameters) are registered under string keys (``"0"``, ``"1"`` ...
+for the sequences), so ``named_parameters`` reads ``"0.weight"`` as in torch.
 """
 
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
 from typing import Any
 
 from hookgrad.nn.modules.module import Module, _addindent
+from hookgrad.nn.parameter import Parameter
+from hookgrad.tensor import Tensor
 
-__all__ = ["ModuleDict", "ModuleList", "Sequential"]
+__all__ = ["Container", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
 
 
 def _index(length: int, idx: Any) -> int:
@@ -305,3 +309,257 @@ class ModuleDict(Module):
                 )
             key, module = pair
             self[key] = module
+
+
+class Container(Module):
+    """torch's legacy container: a ``Module`` whose keyword arguments are its submodules
+    (subclass ``Module`` instead).
+
+    Example::
+
+        nn.Container(encoder=nn.Linear(4, 2), decoder=nn.Linear(2, 4))
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        warnings.warn(
+            "`nn.Container` is deprecated. All of its functionality is now implemented in "
+            "`nn.Module`. Subclass that instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
+
+
+def _parameter_line(key: Any, value: Any, dtype_text: Callable[[Tensor], str]) -> str:
+    """One line of a parameter container's repr."""
+    if isinstance(value, Tensor):
+        size = "x".join(str(size) for size in value.size())
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+        return f"  ({key}): {kind} containing: [{dtype_text(value)} of size {size}]"
+    return f"  ({key}): Object of type: {type(value).__name__}"
+
+
+class ParameterList(Module):
+    """A list of parameters registered on the module (``"0"``, ``"1"`` ...); tensors
+    added to it become ``Parameter``s, other objects are kept as they are.
+
+    Example::
+
+        self.weights = nn.ParameterList([nn.Parameter(hookgrad.randn(4, 4)) for _ in range(3)])
+        for w in self.weights:
+            x = x @ w
+    """
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _get_abs_string_index(self, idx: Any) -> str:
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx + len(self) if idx < 0 else idx)
+
+    def __getitem__(self, idx: Any) -> Any:
+        if isinstance(idx, slice):
+            out = type(self)()
+            for i in range(*idx.indices(len(self))):
+                out.append(self[i])
+            return out
+        return getattr(self, self._get_abs_string_index(idx))
+
+    def __setitem__(self, idx: int, param: Any) -> None:
+        key = self._get_abs_string_index(idx)
+        if isinstance(param, Tensor) and not isinstance(param, Parameter):
+            param = Parameter(param)
+        setattr(self, key, param)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters: Iterable[Any]) -> ParameterList:
+        return self.extend(parameters)
+
+    def __dir__(self) -> list[str]:
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def append(self, value: Any) -> ParameterList:
+        """Add ``value`` at the end (a tensor as a ``Parameter``); returns ``self``."""
+        index = len(self)
+        self._size += 1
+        self[index] = value
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        """Append every value of ``values``; returns ``self``."""
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError(
+                "ParameterList.extend should be called with an iterable, but got "
+                + type(values).__name__
+            )
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(k, p, lambda t: str(t.dtype)) for k, p in enumerate(self))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters registered on the module under their (string) keys;
+    tensors added to it become ``Parameter``s. A plain ``dict`` is added in sorted key
+    order, an ``OrderedDict`` or ``ParameterDict`` in its own.
+
+    Example::
+
+        self.scales = nn.ParameterDict({"a": nn.Parameter(hookgrad.ones(3))})
+        out = x * self.scales["a"]
+    """
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self._keys: dict[str, None] = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def _key_to_attr(self, key: str) -> str:
+        if not isinstance(key, str):
+            raise TypeError(
+                "Index given to ParameterDict cannot be used as a key as it is not a string "
+                f"(type is '{type(key).__name__}'). Open an issue on github if you need "
+                "non-string keys."
+            )
+        return key
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, self._key_to_attr(key))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._keys[key] = None
+        attr = self._key_to_attr(key)
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, attr, value)
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, self._key_to_attr(key))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def copy(self) -> ParameterDict:
+        """A new ``ParameterDict`` holding the same parameters."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        """``self[key]``, first set to ``default`` if missing."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        for key in self._keys.copy():
+            del self[key]
+
+    def pop(self, key: str) -> Any:
+        """Remove the entry ``key`` and return its value."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self) -> tuple[str, Any]:
+        """Remove the last entry and return it as ``(key, value)``."""
+        key, _ = self._keys.popitem()
+        self._keys[key] = None
+        value = self[key]
+        del self[key]
+        return key, value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``self[key]`` if present, else ``default``."""
+        return self[key] if key in self else default
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        """A new ``ParameterDict`` with ``keys``, each set to ``default``."""
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self) -> Any:
+        """The keys."""
+        return self._keys.keys()
+
+    def items(self) -> Iterable[tuple[str, Any]]:
+        """The ``(key, value)`` pairs."""
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self) -> Iterable[Any]:
+        """The values."""
+        return (self[k] for k in self._keys)
+
+    def update(self, parameters: Any) -> None:
+        """Add the entries of a mapping (a plain ``dict`` in sorted key order) or of an
+        iterable of ``(key, value)`` pairs."""
+        if not isinstance(parameters, Iterable):
+            raise TypeError(
+                "ParametersDict.update should be called with an iterable of key/value pairs, "
+                "but got " + type(parameters).__name__
+            )
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            for key, parameter in parameters.items():
+                self[key] = parameter
+        elif isinstance(parameters, Mapping):
+            for key, parameter in sorted(parameters.items()):
+                self[key] = parameter
+        else:
+            for j, pair in enumerate(parameters):
+                if not isinstance(pair, Iterable):
+                    raise TypeError(
+                        f"ParameterDict update sequence element #{j} should be Iterable; is"
+                        + type(pair).__name__
+                    )
+                if len(pair) != 2:
+                    raise ValueError(
+                        f"ParameterDict update sequence element #{j} has length {len(pair)}; "
+                        "2 is required"
+                    )
+                self[pair[0]] = pair[1]
+
+    def extra_repr(self) -> str:
+        return "\n".join(_parameter_line(k, p, lambda t: t.type()) for k, p in self.items())
+
+    def __call__(self, input: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        copy = self.copy()
+        copy.update(other)
+        return copy
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        copy = other.copy()
+        copy.update(self)
+        return copy
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self

@@ -1,4 +1,4 @@
-"""nn modules: ``Conv1d``, ``Conv2d`` and ``ConvTranspose2d``."""
+"""nn modules: ``Conv1d``, ``Conv2d``, ``Conv3d`` and ``ConvTranspose1d/2d/3d``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hookgrad.nn.modules.module import Module
 from hookgrad.nn.parameter import Parameter
 from hookgrad.tensor import Tensor
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 IntOrTuple = Union[int, Sequence[int]]
 
@@ -224,16 +224,50 @@ class Conv2d(_ConvNd):
         )
 
 
-class ConvTranspose2d(_ConvNd):
-    """2-d transposed convolution (the gradient of ``Conv2d`` w.r.t. its input), e.g. to
-    upsample: ``weight`` is ``(in_channels, out_channels / groups, kH, kW)``.
+class Conv3d(_ConvNd):
+    """3-d convolution over ``(N, C_in, D, H, W)`` (or ``(C_in, D, H, W)``) inputs.
 
-    ``forward(input, output_size=None)``: ``output_size`` picks among the sizes a strided
-    layer can produce. Example::
+    ``weight`` is ``(out_channels, in_channels / groups, kD, kH, kW)``. Example::
 
-        up = nn.ConvTranspose2d(16, 8, 3, stride=2, padding=1, output_padding=1)
-        up(hookgrad.randn(1, 16, 10, 10)).shape   # hookgrad.Size([1, 8, 20, 20])
+        conv = nn.Conv3d(3, 8, 3, padding=1)
+        conv(hookgrad.randn(2, 3, 6, 6, 6)).shape   # hookgrad.Size([2, 8, 6, 6, 6])
     """
+
+    _dims = 3
+    _conv = staticmethod(F.conv3d)
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: IntOrTuple,
+        stride: IntOrTuple = 1,
+        padding: IntOrTuple | str = 0,
+        dilation: IntOrTuple = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            bias,
+            padding_mode,
+            device=device,
+            dtype=dtype,
+        )
+
+
+class _ConvTransposeNd(_ConvNd):
+    """What the transposed convolutions share: ``output_size`` in ``forward`` picks among
+    the sizes a strided layer can produce."""
 
     transposed = True
 
@@ -270,30 +304,85 @@ class ConvTranspose2d(_ConvNd):
         )
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
-        output_padding = self.output_padding
-        if output_size is not None:
-            wanted = list(output_size)[-2:]
-            smallest = [
-                (n - 1) * s - 2 * p + d * (k - 1) + 1
-                for n, s, p, d, k in zip(
-                    input.shape[-2:], self.stride, self.padding, self.dilation, self.kernel_size
-                )
-            ]
-            output_padding = tuple(w - m for w, m in zip(wanted, smallest))
-            for size, low, s in zip(wanted, smallest, self.stride):
-                if not low <= size < low + s:
-                    raise ValueError(
-                        f"requested an output size of {wanted}, but valid sizes range from "
-                        f"{smallest} to {[m + s - 1 for m, s in zip(smallest, self.stride)]} "
-                        f"(for an input of {input.shape[-2:]})"
-                    )
-        return F.conv_transpose2d(
+        if self.padding_mode != "zeros":
+            raise ValueError(f"Only `zeros` padding mode is supported for {type(self).__name__}")
+        return type(self)._conv(
             input,
             self.weight,
             self.bias,
             self.stride,
             self.padding,
-            output_padding,
+            self._output_padding(input, output_size),
             self.groups,
             self.dilation,
         )
+
+    def _output_padding(self, input: Tensor, output_size: Sequence[int] | None) -> Any:
+        """``output_padding``, or the one that gives ``output_size`` (torch's checks)."""
+        if output_size is None:
+            return self.output_padding
+        n = self._dims
+        lead = 2 if input.dim() == n + 2 else 1
+        wanted = list(output_size)
+        if len(wanted) == lead + n:
+            wanted = wanted[lead:]
+        if len(wanted) != n:
+            raise ValueError(
+                f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} "
+                f"or {lead + n} elements (got {len(wanted)})"
+            )
+        smallest = [
+            (size - 1) * s - 2 * p + d * (k - 1) + 1
+            for size, s, p, d, k in zip(
+                input.shape[lead:], self.stride, self.padding, self.dilation, self.kernel_size
+            )
+        ]
+        largest = [low + s - 1 for low, s in zip(smallest, self.stride)]
+        if any(not low <= size <= high for size, low, high in zip(wanted, smallest, largest)):
+            raise ValueError(
+                f"requested an output size of {wanted}, but valid sizes range from "
+                f"{smallest} to {largest} (for an input of {input.shape[2:]})"
+            )
+        return tuple(size - low for size, low in zip(wanted, smallest))
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-d transposed convolution (the gradient of ``Conv1d`` w.r.t. its input):
+    ``weight`` is ``(in_channels, out_channels / groups, kernel_size)``.
+
+    ``forward(input, output_size=None)``. Example::
+
+        up = nn.ConvTranspose1d(4, 2, 3, stride=2)
+        up(hookgrad.randn(1, 4, 5)).shape   # hookgrad.Size([1, 2, 11])
+    """
+
+    _dims = 1
+    _conv = staticmethod(F.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-d transposed convolution (the gradient of ``Conv2d`` w.r.t. its input), e.g. to
+    upsample: ``weight`` is ``(in_channels, out_channels / groups, kH, kW)``.
+
+    ``forward(input, output_size=None)``: ``output_size`` picks among the sizes a strided
+    layer can produce. Example::
+
+        up = nn.ConvTranspose2d(16, 8, 3, stride=2, padding=1, output_padding=1)
+        up(hookgrad.randn(1, 16, 10, 10)).shape   # hookgrad.Size([1, 8, 20, 20])
+    """
+
+    _conv = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution (the gradient of ``Conv3d`` w.r.t. its input):
+    ``weight`` is ``(in_channels, out_channels / groups, kD, kH, kW)``.
+
+    ``forward(input, output_size=None)``. Example::
+
+        up = nn.ConvTranspose3d(4, 2, 2, stride=2)
+        up(hookgrad.randn(1, 4, 3, 3, 3)).shape   # hookgrad.Size([1, 2, 6, 6, 6])
+    """
+
+    _dims = 3
+    _conv = staticmethod(F.conv_transpose3d)

@@ -1,21 +1,49 @@
 """nn modules: losses. Each is a thin ``Module`` over its ``nn.functional`` form; class
-weights (``weight``, ``pos_weight``) are buffers, as in torch."""
+weights (``weight``, ``pos_weight``) are buffers, as in torch. ``AdaptiveLogSoftmaxWithLoss``
+(torch's ``adaptive.py``) is a layer with its own parameters that returns a loss too."""
 
 from __future__ import annotations
 
+import itertools
+from collections import namedtuple
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from hookgrad.nn.functional import loss as F
+from hookgrad.nn.functional.activation import log_softmax
+from hookgrad.nn.modules.container import ModuleList, Sequential
+from hookgrad.nn.modules.distance import PairwiseDistance
+from hookgrad.nn.modules.linear import Linear
+from hookgrad.nn.modules.linear_cross_entropy_options import LinearCrossEntropyOptions
 from hookgrad.nn.modules.module import Module
 from hookgrad.tensor import Tensor
 
 __all__ = [
+    "AdaptiveLogSoftmaxWithLoss",
     "BCELoss",
     "BCEWithLogitsLoss",
+    "CTCLoss",
+    "CosineEmbeddingLoss",
     "CrossEntropyLoss",
+    "GaussianNLLLoss",
+    "HingeEmbeddingLoss",
     "HuberLoss",
+    "KLDivLoss",
     "L1Loss",
+    "LinearCrossEntropyLoss",
+    "LinearCrossEntropyOptions",
     "MSELoss",
+    "MarginRankingLoss",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
     "NLLLoss",
+    "NLLLoss2d",
+    "PoissonNLLLoss",
     "SmoothL1Loss",
+    "SoftMarginLoss",
+    "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
 ]
 
 
@@ -209,4 +237,585 @@ class BCEWithLogitsLoss(_Loss):
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy_with_logits(
             input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )
+
+
+class NLLLoss2d(NLLLoss):
+    """``NLLLoss`` under its old name for ``(N, C, H, W)`` inputs.
+
+    Example::
+
+        nn.NLLLoss2d()(hookgrad.randn(2, 3, 4, 4).log_softmax(1), hookgrad.zeros(2, 4, 4).long())
+    """
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``;
+    see ``nn.functional.kl_div`` (``reduction="batchmean"`` is the mathematical KL).
+
+    Example::
+
+        nn.KLDivLoss(reduction="batchmean")(logits.log_softmax(1), probabilities)
+    """
+
+    def __init__(
+        self,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        log_target: bool = False,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class PoissonNLLLoss(_Loss):
+    """Negative log-likelihood of a Poisson target; see ``nn.functional.poisson_nll_loss``.
+
+    Example::
+
+        nn.PoissonNLLLoss()(hookgrad.randn(4), hookgrad.tensor([0.0, 1.0, 2.0, 3.0]))
+    """
+
+    def __init__(
+        self,
+        log_input: bool = True,
+        full: bool = False,
+        size_average: bool | None = None,
+        eps: float = 1e-8,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return F.poisson_nll_loss(
+            log_input,
+            target,
+            log_input=self.log_input,
+            full=self.full,
+            eps=self.eps,
+            reduction=self.reduction,
+        )
+
+
+class GaussianNLLLoss(_Loss):
+    """Negative log-likelihood of a normal target with predicted mean and variance; see
+    ``nn.functional.gaussian_nll_loss``.
+
+    Example::
+
+        nn.GaussianNLLLoss()(hookgrad.zeros(3), hookgrad.ones(3), hookgrad.ones(3))
+    """
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
+        return F.gaussian_nll_loss(
+            input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
+        )
+
+
+class HingeEmbeddingLoss(_Loss):
+    """Hinge loss of distances against 1 / -1 targets; see
+    ``nn.functional.hinge_embedding_loss``.
+
+    Example::
+
+        nn.HingeEmbeddingLoss(margin=2.0)(hookgrad.rand(4), hookgrad.tensor([1, -1, 1, -1]))
+    """
+
+    def __init__(
+        self,
+        margin: float = 1.0,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss; see ``nn.functional.multilabel_margin_loss``.
+
+    Example::
+
+        nn.MultiLabelMarginLoss()(hookgrad.randn(1, 4), hookgrad.tensor([[3, 0, -1, 1]]))
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """Two-class logistic loss for 1 / -1 targets; see ``nn.functional.soft_margin_loss``.
+
+    Example::
+
+        nn.SoftMarginLoss()(hookgrad.randn(4), hookgrad.tensor([1.0, -1.0, 1.0, -1.0]))
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Multi-label one-versus-all logistic loss; see
+    ``nn.functional.multilabel_soft_margin_loss``.
+
+    Example::
+
+        nn.MultiLabelSoftMarginLoss()(hookgrad.randn(2, 3), hookgrad.tensor([[1., 0., 1.],
+                                                                            [0., 0., 1.]]))
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_soft_margin_loss(
+            input, target, weight=self.weight, reduction=self.reduction
+        )
+
+
+class CosineEmbeddingLoss(_Loss):
+    """Cosine similarity loss of pairs against 1 / -1 targets; see
+    ``nn.functional.cosine_embedding_loss``.
+
+    Example::
+
+        nn.CosineEmbeddingLoss(0.2)(hookgrad.randn(4, 8), hookgrad.randn(4, 8),
+                                    hookgrad.tensor([1, -1, 1, 1]))
+    """
+
+    def __init__(
+        self,
+        margin: float = 0.0,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
+
+
+class MarginRankingLoss(_Loss):
+    """Ranking hinge loss of pairs against 1 / -1 targets; see
+    ``nn.functional.margin_ranking_loss``.
+
+    Example::
+
+        nn.MarginRankingLoss(0.5)(hookgrad.randn(4), hookgrad.randn(4),
+                                  hookgrad.tensor([1.0, -1.0, 1.0, 1.0]))
+    """
+
+    def __init__(
+        self,
+        margin: float = 0.0,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.margin_ranking_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss; see ``nn.functional.multi_margin_loss``.
+
+    Example::
+
+        nn.MultiMarginLoss(p=2)(hookgrad.randn(3, 5), hookgrad.tensor([0, 4, 2]))
+    """
+
+    def __init__(
+        self,
+        p: int = 1,
+        margin: float = 1.0,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(
+                "MultiMarginLoss: expected weight to be None or 1D tensor, got "
+                f"{weight.dim()}D instead"
+            )
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multi_margin_loss(
+            input,
+            target,
+            p=self.p,
+            margin=self.margin,
+            weight=self.weight,
+            reduction=self.reduction,
+        )
+
+
+class TripletMarginLoss(_Loss):
+    """Triplet loss with ``p``-norm distances; see ``nn.functional.triplet_margin_loss``.
+
+    Example::
+
+        nn.TripletMarginLoss()(hookgrad.randn(4, 8), hookgrad.randn(4, 8), hookgrad.randn(4, 8))
+    """
+
+    def __init__(
+        self,
+        margin: float = 1.0,
+        p: float = 2.0,
+        eps: float = 1e-6,
+        swap: bool = False,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead"
+            )
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_loss(
+            anchor,
+            positive,
+            negative,
+            margin=self.margin,
+            p=self.p,
+            eps=self.eps,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """Triplet loss with any distance function (default ``PairwiseDistance()``); see
+    ``nn.functional.triplet_margin_with_distance_loss``.
+
+    Example::
+
+        nn.TripletMarginWithDistanceLoss(distance_function=nn.CosineSimilarity())
+    """
+
+    def __init__(
+        self,
+        *,
+        distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+        margin: float = 1.0,
+        swap: bool = False,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(
+                "TripletMarginWithDistanceLoss: expected margin to be greater than 0, got "
+                f"{margin} instead"
+            )
+        self.distance_function = (
+            distance_function if distance_function is not None else PairwiseDistance()
+        )
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(
+            anchor,
+            positive,
+            negative,
+            distance_function=self.distance_function,
+            margin=self.margin,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss; see ``nn.functional.ctc_loss``.
+
+    Example::
+
+        ctc = nn.CTCLoss(blank=0, zero_infinity=True)
+        ctc(log_probs, targets, input_lengths, target_lengths)
+    """
+
+    def __init__(
+        self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False
+    ) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(
+        self, log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor
+    ) -> Tensor:
+        return F.ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
+        )
+
+
+_ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
+
+
+class AdaptiveLogSoftmaxWithLoss(Module):
+    """Efficient softmax approximation for many classes (Grave et al., 2016): frequent
+    classes (below ``cutoffs[0]``) in a head softmax, the others in clusters reached
+    through the head, each a low-rank projection ``in_features // div_value ** (i + 1)``
+    wide. Calling it returns ``(output, loss)``: each target's log-probability and the
+    mean negative log-likelihood.
+
+    Example::
+
+        asm = nn.AdaptiveLogSoftmaxWithLoss(16, 100, cutoffs=[10, 40])
+        output, loss = asm(hookgrad.randn(8, 16), hookgrad.randint(0, 100, (8,)))
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        n_classes: int,
+        cutoffs: Sequence[int],
+        div_value: float = 4.0,
+        head_bias: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        cutoffs = list(cutoffs)
+        if len(cutoffs) == 0:
+            raise ValueError("cutoffs should be a sequence of length larger than 0")
+        if (
+            cutoffs != sorted(cutoffs)
+            or min(cutoffs) <= 0
+            or max(cutoffs) > n_classes - 1
+            or len(set(cutoffs)) != len(cutoffs)
+            or any(int(c) != c for c in cutoffs)
+        ):
+            raise ValueError(
+                "cutoffs should be a sequence of unique, positive integers sorted in an "
+                "increasing order, where each value is between 1 and n_classes-1"
+            )
+        self.in_features = in_features
+        self.n_classes = n_classes
+        self.cutoffs = cutoffs + [n_classes]
+        self.div_value = div_value
+        self.head_bias = head_bias
+        self.shortlist_size = self.cutoffs[0]
+        self.n_clusters = len(self.cutoffs) - 1
+        self.head_size = self.shortlist_size + self.n_clusters
+        factory = {"device": device, "dtype": dtype}
+        self.head = Linear(self.in_features, self.head_size, bias=self.head_bias, **factory)
+        self.tail = ModuleList()
+        for i in range(self.n_clusters):
+            hidden = int(self.in_features // (self.div_value ** (i + 1)))
+            size = self.cutoffs[i + 1] - self.cutoffs[i]
+            self.tail.append(
+                Sequential(
+                    Linear(self.in_features, hidden, bias=False, **factory),
+                    Linear(hidden, size, bias=False, **factory),
+                )
+            )
+
+    def reset_parameters(self) -> None:
+        """Re-initialise the head and every cluster's projections."""
+        self.head.reset_parameters()
+        for i2h, h2o in self.tail:
+            i2h.reset_parameters()
+            h2o.reset_parameters()
+
+    def forward(self, input_: Tensor, target_: Tensor) -> _ASMoutput:
+        target_dim = target_.dim()
+        if target_dim == 1:
+            if input_.size(0) != target_.size(0):
+                raise RuntimeError(
+                    "Input and target should have the same size in the batch dimension."
+                )
+            if input_.dim() != 2:
+                raise RuntimeError(
+                    "1D target tensor expects 2D input tensors, but found inputs with size "
+                    f"{input_.size()}"
+                )
+        elif target_dim == 0:
+            if input_.dim() != 1:
+                raise RuntimeError(
+                    "0D target tensor expects 1D input tensors, but found inputs with size "
+                    f"{input_.size()}"
+                )
+        else:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        batched = target_dim > 0
+        input = input_ if batched else input_.unsqueeze(0)
+        target = target_ if batched else target_.unsqueeze(0)
+        used_rows = 0
+        batch_size = target.size(0)
+        output = input.new_zeros(batch_size)
+        gather_inds = target.new_empty(batch_size)
+        cutoff_values = [0, *self.cutoffs]
+        for i in range(len(cutoff_values) - 1):
+            low, high = cutoff_values[i], cutoff_values[i + 1]
+            target_mask = (target >= low) & (target < high)
+            row_indices = target_mask.nonzero().squeeze()
+            if row_indices.numel() == 0:
+                continue
+            if i == 0:
+                gather_inds.index_copy_(0, row_indices, target[target_mask])
+            else:
+                relative_target = target[target_mask] - low
+                cluster_output = self.tail[i - 1](input.index_select(0, row_indices))
+                gather_inds.index_fill_(0, row_indices, self.shortlist_size + i - 1)
+                cluster_logprob = log_softmax(cluster_output, dim=1)
+                local_logprob = cluster_logprob.gather(1, relative_target.unsqueeze(1))
+                output.index_copy_(0, row_indices, local_logprob.squeeze(1))
+            used_rows += row_indices.numel()
+        if used_rows != batch_size:
+            raise RuntimeError(
+                f"Target values should be in [0, {self.n_classes - 1}], but values in range "
+                f"[{target.min().item()}, {target.max().item()}] were found. "
+            )
+        head_logprob = log_softmax(self.head(input), dim=1)
+        output += head_logprob.gather(1, gather_inds.unsqueeze(1)).squeeze()
+        loss = (-output).mean()
+        if not batched:
+            output = output.squeeze(0)
+        return _ASMoutput(output, loss)
+
+    def _get_full_log_prob(self, input: Tensor, head_output: Tensor) -> Tensor:
+        out = input.new_empty((head_output.size(0), self.n_classes))
+        head_logprob = log_softmax(head_output, dim=1)
+        out[:, : self.shortlist_size] = head_logprob[:, : self.shortlist_size]
+        for i, (start, stop) in enumerate(itertools.pairwise(self.cutoffs)):
+            cluster_logprob = log_softmax(self.tail[i](input), dim=1)
+            out[:, start:stop] = cluster_logprob + head_logprob[
+                :, self.shortlist_size + i
+            ].unsqueeze(1)
+        return out
+
+    def log_prob(self, input: Tensor) -> Tensor:
+        """The log-probability of every class for each row of ``input``."""
+        return self._get_full_log_prob(input, self.head(input))
+
+    def predict(self, input: Tensor) -> Tensor:
+        """The most likely class of each row of ``input`` (the full distribution is only
+        computed for rows whose head prediction is a cluster)."""
+        head_output = self.head(input)
+        output = head_output.argmax(dim=1)
+        not_in_shortlist = output >= self.shortlist_size
+        if not not_in_shortlist.any():
+            return output
+        if not_in_shortlist.all():
+            return self._get_full_log_prob(input, head_output).argmax(dim=1)
+        log_prob = self._get_full_log_prob(input[not_in_shortlist], head_output[not_in_shortlist])
+        output[not_in_shortlist] = log_prob.argmax(dim=1)
+        return output
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross-entropy of logits made by a linear layer it owns (``self.linear``, of
+    ``in_features`` inputs and ``num_classes * prod(out_features)`` outputs); see
+    ``nn.functional.linear_cross_entropy``. ``out_features`` ``(d_1, ..., d_K)`` gives a
+    K-dimensional loss; ``bias`` adds a learned bias; the other arguments are
+    ``CrossEntropyLoss``'s (``ignore_index`` None: -100 for class indices). Example::
+
+        loss = nn.LinearCrossEntropyLoss(5, 10, out_features=(4, 3))
+        loss(hookgrad.randn(2, 5, requires_grad=True), hookgrad.randint(0, 10, (2, 4, 3)))
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        num_classes: int,
+        *,
+        out_features: tuple[int, ...] = (),
+        bias: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+        reduction: str = "mean",
+        weight: Tensor | None = None,
+        ignore_index: int | None = None,
+        label_smoothing: float = 0.0,
+        options: LinearCrossEntropyOptions | None = None,
+    ) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(
+                f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}"
+            )
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(
+                f"expected label_smoothing to be in range [0, 1], got {label_smoothing}"
+            )
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        # NOTE: as torch, the weight is stored flat, (num_classes * prod(out_features),
+        # in_features), and given its K-dimensional shape in forward.
+        outputs = num_classes
+        for size in out_features:
+            outputs *= size
+        self.linear = Linear(in_features, outputs, bias=bias, device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        weight = self.linear.weight.reshape(
+            (self.num_classes, *self.out_features, self.linear.in_features)
+        )
+        bias = self.linear.bias
+        if bias is not None:
+            bias = bias.reshape((self.num_classes, *self.out_features))
+        return F.linear_cross_entropy(
+            input,
+            weight,
+            target,
+            linear_bias=bias,
+            weight=self.weight,
+            reduction=self.reduction,
+            ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing,
+            options=self.options,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+            f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+            f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+            f"label_smoothing={self.label_smoothing}, options={self.options}"
         )

@@ -49,6 +49,19 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+# The hook dicts of every module, and what their hooks are registered on.
+_HOOK_DICTS = {
+    "_forward_pre_hooks": "module_forward_pre",
+    "_forward_pre_hooks_with_kwargs": "module_forward_pre",
+    "_forward_hooks": "module_forward",
+    "_forward_hooks_with_kwargs": "module_forward",
+    "_forward_hooks_always_called": "module_forward",
+    "_backward_pre_hooks": "module_backward_pre",
+    "_backward_hooks": "module_backward",
+    "_parameter_grad_hooks": "param_grad",
+}
+
+
 def _typename(value: Any) -> str:
     """torch's ``typename``: ``torch.FloatTensor`` for tensors, else the qualified name."""
     if isinstance(value, Tensor):
@@ -103,16 +116,25 @@ class Module:
             "_buffers": OrderedDict(),
             "_non_persistent_buffers_set": set(),
             "_modules": OrderedDict(),
-            "_forward_pre_hooks": HookDict("module_forward_pre"),
-            "_forward_pre_hooks_with_kwargs": HookDict("module_forward_pre"),
-            "_forward_hooks": HookDict("module_forward"),
-            "_forward_hooks_with_kwargs": HookDict("module_forward"),
-            "_forward_hooks_always_called": HookDict("module_forward"),
-            "_backward_pre_hooks": HookDict("module_backward_pre"),
-            "_backward_hooks": HookDict("module_backward"),
-            "_parameter_grad_hooks": HookDict("param_grad"),
+            **{name: HookDict(kind) for name, kind in _HOOK_DICTS.items()},
         }
         self.__dict__.update(state)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # NOTE: the hook dicts pickle as torch's, OrderedDicts, so that ``torch.load`` of a
+        # whole saved module needs only the module classes allowed (``weights_only``).
+        state = dict(self.__dict__)
+        for name in _HOOK_DICTS:
+            if name in state:
+                state[name] = OrderedDict(state[name])
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for name, kind in _HOOK_DICTS.items():
+            hooks = HookDict(kind)
+            hooks.update(state.get(name, ()))
+            self.__dict__[name] = hooks
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation of the module; subclasses define it. Call the module, not
@@ -631,6 +653,12 @@ class Module:
     def cpu(self) -> Module:
         """``self``: everything lives on the CPU."""
         return self
+
+    def share_memory(self) -> Module:
+        """Move every parameter and buffer into shared memory (``Tensor.share_memory_``), so
+        that processes started afterwards (``hookgrad.multiprocessing``) update the same
+        weights, as Hogwild training does."""
+        return self._apply(lambda t: t.share_memory_())
 
     def cuda(self, device: Any = None) -> Module:
         """Move to a CUDA device: fails as in a CPU-only torch

@@ -17,18 +17,36 @@ __all__ = [
     "add",
     "allclose",
     "bitwise_and",
+    "bitwise_left_shift",
     "bitwise_not",
     "bitwise_or",
+    "bitwise_right_shift",
     "bitwise_xor",
+    "copysign",
     "div",
     "divide",
     "eq",
     "equal",
+    "float_power",
     "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
+    "gcd",
     "ge",
+    "greater",
+    "greater_equal",
     "gt",
+    "heaviside",
+    "hypot",
     "isclose",
+    "lcm",
+    "ldexp",
     "le",
+    "less",
+    "less_equal",
+    "logaddexp",
+    "logaddexp2",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -41,6 +59,9 @@ __all__ = [
     "ne",
     "neg",
     "negative",
+    "nextafter",
+    "not_equal",
+    "positive",
     "pow",
     "remainder",
     "rsub",
@@ -189,6 +210,216 @@ def minimum(input: Any, other: Any) -> Any:
     return apply_arrays(ops.Minimum(), (input, other), (a, b))
 
 
+# ---------------------------------------------------------------- pointwise binary functions
+
+
+def _type_name(np_dtype: np.dtype) -> str:
+    return dtypes.legacy_name(dtypes.to_dtype(np_dtype))
+
+
+def _check_tensors(name: str, input: Any, other: Any, other_name: str = "other") -> None:
+    """torch's ``TypeError`` for an operand that must be a tensor."""
+    for value, argument, position in ((input, "input", 1), (other, other_name, 2)):
+        if not _is_tensor(value):
+            raise TypeError(
+                f"{name}(): argument '{argument}' (position {position}) must be Tensor, not "
+                f"{type(value).__name__}"
+            )
+
+
+def _invalid_combination(name: str, input: Any, other: Any, second: str = "other") -> TypeError:
+    """torch's ``TypeError`` for a function of (Tensor, Tensor) or (Tensor, Number)."""
+    got = ", ".join("Tensor" if _is_tensor(v) else type(v).__name__ for v in (input, other))
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+        f"one of:\n * (Tensor input, Tensor {second}, *, Tensor out = None)\n"
+        f" * (Tensor input, Number {second}, *, Tensor out = None)\n"
+    )
+
+
+def _floating_binary(op: Any, name: str, input: Any, other: Any, complex_ok: bool = False) -> Any:
+    """A function of two tensors torch computes on floating types only (in their promoted
+    dtype: integers are refused, as torch's kernel ``<name>_cpu`` refuses them)."""
+    _check_tensors(name, input, other)
+    a, b = binary_arrays(input, other)
+    if a.dtype.kind not in ("fc" if complex_ok else "f"):
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_type_name(a.dtype)}'")
+    return apply_arrays(op, (input, other), (a, b))
+
+
+def logaddexp(input: Any, other: Any) -> Any:
+    """``log(exp(input) + exp(other))``, elementwise and broadcast, without overflow.
+
+    Example: ``hookgrad.logaddexp(hookgrad.tensor([0.0]), hookgrad.tensor([0.0]))`` is
+    ``log 2``, ``tensor([0.6931])``.
+    """
+    return _floating_binary(ops.Logaddexp(), "logaddexp", input, other, complex_ok=True)
+
+
+def logaddexp2(input: Any, other: Any) -> Any:
+    """``log2(2 ** input + 2 ** other)``, elementwise and broadcast, without overflow.
+
+    Example: ``hookgrad.logaddexp2(hookgrad.tensor([1.0]), hookgrad.tensor([1.0]))`` is
+    ``tensor([2.])``.
+    """
+    return _floating_binary(ops.Logaddexp2(), "logaddexp2", input, other)
+
+
+def hypot(input: Any, other: Any) -> Any:
+    """``sqrt(input ** 2 + other ** 2)``, elementwise and broadcast, without overflow.
+
+    Example: ``hookgrad.hypot(hookgrad.tensor([3.0]), hookgrad.tensor([4.0]))`` is
+    ``tensor([5.])``.
+    """
+    return _floating_binary(ops.Hypot(), "hypot", input, other)
+
+
+def nextafter(input: Any, other: Any) -> Any:
+    """The next floating-point value after ``input`` towards ``other``, elementwise.
+
+    Example: ``hookgrad.nextafter(hookgrad.tensor([1.0]), hookgrad.tensor([2.0]))`` is
+    ``1 + 2**-23`` in float32.
+    """
+    return _floating_binary(ops.Nextafter(), "nextafter", input, other)
+
+
+def copysign(input: Any, other: Any) -> Any:
+    """``|input|`` with the sign of ``other`` (a tensor or a number), elementwise; integer
+    and bool tensors compute in the default float dtype. The gradient for ``input`` is
+    ``grad * sign`` (0 at 0); ``other`` gets a zero gradient.
+
+    Example: ``hookgrad.copysign(hookgrad.tensor([1.5, -2.0]), -1.0)`` is
+    ``tensor([-1.5000, -2.0000])``.
+    """
+    if not _is_tensor(input) or not (_is_tensor(other) or is_scalar(other)):
+        raise _invalid_combination("copysign", input, other)
+    a, b = float_arrays(input, other)
+    if a.dtype.kind == "c":
+        raise NotImplementedError(f"\"copysign_cpu\" not implemented for '{_type_name(a.dtype)}'")
+    if is_scalar(other):
+        return apply_arrays(ops.CopysignScalar(b), (input,), (a,))
+    return apply_arrays(ops.Copysign(), (input, other), (a, b))
+
+
+def fmod(input: Any, other: Any) -> Any:
+    """C's ``fmod``: the remainder of ``input / other`` rounded toward zero, with the sign
+    of ``input`` (``remainder`` takes ``other``'s sign); ``other`` a tensor or a number.
+    Integer tensors stay integer and refuse a zero divisor.
+
+    Example: ``hookgrad.fmod(hookgrad.tensor([-3.0, 3.0]), 2)`` is ``tensor([-1., 1.])``.
+    """
+    if not _is_tensor(input) or not (_is_tensor(other) or is_scalar(other)):
+        raise _invalid_combination("fmod", input, other)
+    a, b = binary_arrays(input, other)
+    if a.dtype.kind in "bc":
+        raise NotImplementedError(f"\"fmod_cpu\" not implemented for '{_type_name(a.dtype)}'")
+    if is_scalar(other):
+        return apply_arrays(ops.FmodScalar(b), (input,), (a,))
+    return apply_arrays(ops.Fmod(), (input, other), (a, b))
+
+
+def _nan_ignoring(op: Any, name: str, input: Any, other: Any) -> Any:
+    _check_tensors(name, input, other)
+    a, b = binary_arrays(input, other)
+    if a.dtype.kind == "c":
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+    return apply_arrays(op, (input, other), (a, b))
+
+
+def fmax(input: Any, other: Any) -> Any:
+    """The elementwise maximum, ignoring NaN (NaN only where both are NaN); integer
+    tensors stay integer. The gradient goes to the input the result is (``input`` on ties).
+
+    Example: ``hookgrad.fmax(hookgrad.tensor([1.0, nan]), hookgrad.tensor([nan, 2.0]))`` is
+    ``tensor([1., 2.])``.
+    """
+    return _nan_ignoring(ops.Fmax(), "fmax", input, other)
+
+
+def fmin(input: Any, other: Any) -> Any:
+    """The elementwise minimum, ignoring NaN (see ``fmax``).
+
+    Example: ``hookgrad.fmin(hookgrad.tensor([1.0, nan]), hookgrad.tensor([nan, 2.0]))`` is
+    ``tensor([1., 2.])``.
+    """
+    return _nan_ignoring(ops.Fmin(), "fmin", input, other)
+
+
+def ldexp(input: Any, other: Any) -> Any:
+    """``input * 2 ** other``, elementwise and broadcast. An integer ``other`` is taken in
+    ``input``'s floating dtype (the default one for an integer ``input``), as torch does.
+
+    Example: ``hookgrad.ldexp(hookgrad.tensor([1.5]), hookgrad.tensor([3]))`` is
+    ``tensor([12.])``.
+    """
+    _check_tensors("ldexp", input, other)
+    a, b = input._data, other._data
+    if b.dtype.kind not in "fc":
+        floating = a.dtype if a.dtype.kind in "fc" else dtypes.get_default_dtype().np
+        b = b.astype(floating)
+    result = dtypes.promote_types(
+        dtypes.from_numpy_dtype(a.dtype), dtypes.from_numpy_dtype(b.dtype)
+    )
+    return apply_arrays(ops.Ldexp(), (input, other), (a.astype(result.np, copy=False), b))
+
+
+def float_power(input: Any, exponent: Any) -> Any:
+    """``input ** exponent`` computed in float64 (complex128 if either is complex); either
+    may be a Python number (torch's composite: ``pow`` of the operands converted).
+
+    Example: ``hookgrad.float_power(hookgrad.tensor([2]), 0.5)`` is
+    ``tensor([1.4142], dtype=torch.float64)``.
+    """
+    if not (_is_tensor(input) or _is_tensor(exponent)) or not all(
+        _is_tensor(v) or is_scalar(v) for v in (input, exponent)
+    ):
+        got = ", ".join("Tensor" if _is_tensor(v) else type(v).__name__ for v in (input, exponent))
+        raise TypeError(
+            f"float_power() received an invalid combination of arguments - got ({got}), but "
+            "expected one of:\n * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
+            " * (Number self, Tensor exponent, *, Tensor out = None)\n"
+            " * (Tensor input, Number exponent, *, Tensor out = None)\n"
+        )
+    dtype = _float_power_dtype(input, exponent)
+    base = input.to(dtype) if _is_tensor(input) else input
+    power = exponent.to(dtype) if _is_tensor(exponent) else exponent
+    return pow(base, power)
+
+
+def _float_power_dtype(input: Any, exponent: Any) -> Any:
+    """float64, or complex128 where an operand is complex."""
+    complex_ = any(
+        (v.dtype.is_complex if _is_tensor(v) else isinstance(v, complex)) for v in (input, exponent)
+    )
+    return dtypes.complex128 if complex_ else dtypes.float64
+
+
+def positive(input: Any) -> Any:
+    """``input`` itself (the unary ``+``); refused for bool tensors, as torch does.
+
+    Example: ``hookgrad.positive(x) is x`` is True.
+    """
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def heaviside(input: Any, values: Any) -> Any:
+    """The Heaviside step function: 0 where ``input < 0``, 1 where ``input > 0``, and
+    ``values`` (broadcast) where ``input == 0``. Both must have one dtype; torch has no
+    derivative for it (its node is ``NotImplemented``).
+
+    Example: ``hookgrad.heaviside(hookgrad.tensor([-1.0, 0.0, 2.0]), hookgrad.tensor([0.5]))``
+    is ``tensor([0.0000, 0.5000, 1.0000])``.
+    """
+    _check_tensors("heaviside", input, values, "values")
+    if input.dtype.is_complex or values.dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return apply_arrays(ops.Heaviside(), (input, values), (input._data, values._data))
+
+
 # ---------------------------------------------------------------- not differentiable
 
 
@@ -278,6 +509,106 @@ def bitwise_not(input: Any) -> Any:
     return wrap_constant(np.invert(input._data))
 
 
+def _integral(name: str, input: Any, other: Any) -> tuple[Any, Any]:
+    _check_tensors(name, input, other)
+    a, b = binary_arrays(input, other)
+    if a.dtype.kind not in "iu":
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_type_name(a.dtype)}'")
+    return a, b
+
+
+def gcd(input: Any, other: Any) -> Any:
+    """The greatest common divisor of integer tensors, elementwise (non-negative; 0 for
+    two zeros). Example: ``hookgrad.gcd(hookgrad.tensor([12, -9]), hookgrad.tensor([8, 6]))``
+    is ``tensor([4, 3])``.
+    """
+    a, b = _integral("gcd", input, other)
+    return wrap_constant(elementwise_layout(np.gcd(a, b), (a, b)))
+
+
+def lcm(input: Any, other: Any) -> Any:
+    """The least common multiple of integer tensors, elementwise (non-negative; 0 where
+    either is 0). Example: ``hookgrad.lcm(hookgrad.tensor([4, 6]), hookgrad.tensor([6, 4]))``
+    is ``tensor([12, 12])``.
+    """
+    a, b = _integral("lcm", input, other)
+    return wrap_constant(elementwise_layout(np.lcm(a, b), (a, b)))
+
+
+def _shift(name: str, input: Any, other: Any, left: bool) -> Any:
+    """torch's shifts: ``input`` and ``other`` (a tensor or a number) integral; a shift by a
+    negative amount or by the width or more gives 0 (left) or the sign (right)."""
+    if not (_is_tensor(input) or _is_tensor(other)):
+        raise _invalid_combination(name, input, other)
+    a, b = binary_arrays(input, other)
+    dtype = np.asarray(a).dtype
+    if dtype.kind not in "iu":
+        kernel = "lshift" if left else "rshift"
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{_type_name(dtype)}'")
+    a, b = np.asarray(a), np.asarray(b)
+    bits = dtype.itemsize * 8
+    amount = b.astype(np.int64)
+    if left:
+        inside = (amount >= 0) & (amount < bits)
+        shifted = np.left_shift(a, np.where(inside, amount, 0).astype(dtype))
+        result = np.where(inside, shifted, 0).astype(dtype)
+    else:
+        widest = bits - (dtype.kind == "i")
+        clipped = np.where((amount < 0) | (amount >= widest), widest, amount).astype(dtype)
+        result = np.right_shift(a, clipped)
+    return wrap_constant(elementwise_layout(result, (a, b)))
+
+
+def bitwise_left_shift(input: Any, other: Any) -> Any:
+    """``input << other`` for integer tensors (``other`` a tensor or a number), with
+    torch's rule for shifts by a negative amount or by the width or more: 0.
+
+    Example: ``hookgrad.bitwise_left_shift(hookgrad.tensor([1, 3]), 2)`` is ``tensor([4, 12])``.
+    """
+    return _shift("bitwise_left_shift", input, other, left=True)
+
+
+def bitwise_right_shift(input: Any, other: Any) -> Any:
+    """``input >> other`` (arithmetic for signed integers), with torch's rule for shifts
+    by a negative amount or by the width or more: the sign (0 or -1).
+
+    Example: ``hookgrad.bitwise_right_shift(hookgrad.tensor([8, -8]), 2)`` is
+    ``tensor([ 2, -2])``.
+    """
+    return _shift("bitwise_right_shift", input, other, left=False)
+
+
+def _named_comparison(name: str, function: Any, input: Any, other: Any) -> Any:
+    if not _is_tensor(input):
+        raise _invalid_combination(name, input, other)
+    return function(input, other)
+
+
+def greater(input: Any, other: Any) -> Any:
+    """``input > other`` as a bool tensor (torch's other name of ``gt``)."""
+    return _named_comparison("greater", gt, input, other)
+
+
+def greater_equal(input: Any, other: Any) -> Any:
+    """``input >= other`` as a bool tensor (``ge``)."""
+    return _named_comparison("greater_equal", ge, input, other)
+
+
+def less(input: Any, other: Any) -> Any:
+    """``input < other`` as a bool tensor (``lt``)."""
+    return _named_comparison("less", lt, input, other)
+
+
+def less_equal(input: Any, other: Any) -> Any:
+    """``input <= other`` as a bool tensor (``le``)."""
+    return _named_comparison("less_equal", le, input, other)
+
+
+def not_equal(input: Any, other: Any) -> Any:
+    """``input != other`` as a bool tensor (``ne``)."""
+    return _named_comparison("not_equal", ne, input, other)
+
+
 def equal(input: Any, other: Any) -> bool:
     """True if both tensors have the same shape and elements."""
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
@@ -334,6 +665,27 @@ class ArithmeticMethods:
     equal = equal
     allclose = allclose
     isclose = isclose
+    greater = greater
+    greater_equal = greater_equal
+    less = less
+    less_equal = less_equal
+    not_equal = not_equal
+    logaddexp = logaddexp
+    logaddexp2 = logaddexp2
+    hypot = hypot
+    nextafter = nextafter
+    copysign = copysign
+    fmod = fmod
+    fmax = fmax
+    fmin = fmin
+    ldexp = ldexp
+    float_power = float_power
+    positive = positive
+    heaviside = heaviside
+    gcd = gcd
+    lcm = lcm
+    bitwise_left_shift = bitwise_left_shift
+    bitwise_right_shift = bitwise_right_shift
 
     def where(self, condition: Any, other: Any) -> Any:
         """``self`` where ``condition``, else ``other``."""
@@ -362,6 +714,14 @@ class ArithmeticMethods:
     __rand__ = bitwise_and
     __ror__ = bitwise_or
     __rxor__ = bitwise_xor
+    __lshift__ = bitwise_left_shift
+    __rshift__ = bitwise_right_shift
+
+    def __rlshift__(self, other: Any) -> Any:
+        return bitwise_left_shift(other, self)
+
+    def __rrshift__(self, other: Any) -> Any:
+        return bitwise_right_shift(other, self)
 
     def __pos__(self) -> Any:
         return self

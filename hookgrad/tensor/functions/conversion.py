@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops import conversion as ops
+from hookgrad.ops import inplace as inplace_ops
+from hookgrad.ops.shape import Alias
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.creation import (
     COPY_CONSTRUCT_WARNING,
@@ -21,10 +23,14 @@ from hookgrad.tensor.creation import (
 from hookgrad.tensor.device import check_device
 from hookgrad.tensor.dispatch import apply
 from hookgrad.tensor.layout import copy_in_format, preserve_format
+from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
     "clone",
     "conj",
+    "fill",
+    "from_dlpack",
+    "to_dlpack",
     "imag",
     "real",
     "view_as_complex",
@@ -41,6 +47,27 @@ def clone(input: Any, *, memory_format: Any = None) -> Any:
     if memory_format is None or memory_format is preserve_format:
         return apply(ops.Clone(), input)
     return copy_in_format(input, memory_format)
+
+
+def fill(input: Any, value: Any) -> Any:
+    """A new tensor of ``input``'s shape, dtype and layout with every element ``value``
+    (a number, cast to the dtype, or a 0-dim tensor, which then gets the summed
+    gradient; ``input`` gets none). The out-of-place form of ``fill_``. Example::
+
+        hookgrad.fill(hookgrad.zeros(3), 2.0)     # tensor([2., 2., 2.])
+    """
+    if not isinstance(value, Tensor):
+        op = inplace_ops.Fill(dtypes.checked_scalar(value, input.dtype))
+        op.node_name = "FillBackward0"
+        return apply(op, input)
+    if value._data.ndim:
+        raise RuntimeError(
+            "fill_ only supports 0-dimension value tensor but got tensor with "
+            f"{value._data.ndim} dimensions."
+        )
+    op = inplace_ops.FillTensor()
+    op.node_name = "FillBackward1"
+    return apply(op, input, value)
 
 
 def _to_dtype(input: Any, dtype: dtypes.dtype, copy: bool = False) -> Any:
@@ -261,6 +288,108 @@ def new_tensor(
     return new_leaf(to_array(data, _new_dtype(input, dtype)), requires_grad)
 
 
+def as_subclass(input: Any, cls: type) -> Any:
+    """``input`` as an instance of ``cls`` (a subclass of ``Tensor``): a view of the same
+    memory on the graph (``AliasBackward0``), as torch's ``as_subclass``. Example::
+
+        class Tagged(hookgrad.Tensor): ...
+        t = x.as_subclass(Tagged)     # type(t) is Tagged; x's gradient flows through it
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(
+            "Creating a Tensor subclass from a class that does not inherit from Tensor is "
+            "not possible. Make sure your class inherits from Tensor."
+        )
+    out = apply(Alias(), input)
+    out.__class__ = cls
+    return out
+
+
+def module_load(input: Any, other: Any, assign: bool = False) -> Any:
+    """What ``Module.load_state_dict`` stores for a parameter or buffer ``input`` given
+    the state dict's ``other`` (when parameters are swapped in): ``other.detach()`` with
+    ``assign``, else ``input.copy_(other).detach()``. Subclasses override it."""
+    if assign:
+        return other.detach()
+    return input.copy_(other).detach()
+
+
+# ---------------------------------------------------------------- DLPack
+
+
+def __dlpack__(input: Any, **kwargs: Any) -> Any:
+    """The tensor as a DLPack capsule sharing its memory (the array API's exchange
+    protocol; ``kwargs``: ``stream``, ``max_version``, ``dl_device``, ``copy``)."""
+    if input.requires_grad:
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    return input._data.__dlpack__(**kwargs)
+
+
+def __dlpack_device__(input: Any) -> tuple[int, int]:
+    """Where the memory is, for DLPack: ``(1, 0)``, the CPU."""
+    return (1, 0)
+
+
+def to_dlpack(tensor: Any) -> Any:
+    """A DLPack capsule (``"dltensor"``) on ``tensor``'s memory, for another library's
+    ``from_dlpack``; it can be consumed once. Example::
+
+        import torch
+        t = torch.from_dlpack(hookgrad.to_dlpack(x))      # torch's tensor on x's memory
+    """
+    return __dlpack__(tensor)
+
+
+class _Capsule:
+    """A DLPack capsule given the protocol's methods, for NumPy to import it."""
+
+    def __init__(self, capsule: Any) -> None:
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+
+class _WritableMemory:
+    """The memory of ``array`` offered as writable (``__array_interface__``), holding
+    ``array`` (and so the capsule's memory) alive. NOTE: NumPy imports a capsule of the
+    unversioned protocol as read-only, since that protocol cannot say; torch, and so
+    hookgrad, treat its memory as writable."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+        interface = dict(array.__array_interface__)
+        interface["data"] = (interface["data"][0], False)
+        self.__array_interface__ = interface
+
+
+def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None) -> Any:
+    """A tensor on the memory of ``ext_tensor`` (an object with ``__dlpack__``: a torch
+    tensor, a NumPy array ...; or a DLPack capsule): writes through either are seen by
+    both. ``copy=True`` copies instead; only CPU memory can be imported. Example::
+
+        a = numpy.arange(3.0)
+        t = hookgrad.from_dlpack(a)
+        t[0] = 7.0            # a[0] is 7.0 too
+    """
+    check_device(device)
+    if not hasattr(ext_tensor, "__dlpack__"):
+        if type(ext_tensor).__name__ != "PyCapsule":
+            raise RuntimeError(
+                "from_dlpack received an invalid capsule. Note that DLTensor capsules can be "
+                "consumed only once, so you might have already constructed a tensor from it "
+                "once."
+            )
+        array = np.from_dlpack(_Capsule(ext_tensor), copy=copy)
+        if not array.flags.writeable:
+            array = np.asarray(_WritableMemory(array))
+        return Tensor._make(array)
+    return Tensor._make(np.from_dlpack(ext_tensor, copy=copy))
+
+
 class ConversionMethods:
     """Conversion methods of ``Tensor``."""
 
@@ -278,6 +407,10 @@ class ConversionMethods:
     new_empty = new_empty
     new_full = new_full
     new_tensor = new_tensor
+    as_subclass = as_subclass
+    module_load = module_load
+    __dlpack__ = __dlpack__
+    __dlpack_device__ = __dlpack_device__
 
     def float(self) -> Any:
         """``self`` as float32."""

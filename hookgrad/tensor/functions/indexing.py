@@ -10,11 +10,14 @@ does the same (``index_parsing``).
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Sequence
 from operator import index as _as_int
 from typing import Any
 
 import numpy as np
 
+from hookgrad import grad_mode
 from hookgrad.ops import indexing as ops
 from hookgrad.ops import shape as views
 from hookgrad.ops.util import wrap_dim
@@ -26,23 +29,30 @@ from hookgrad.tensor.functions.index_parsing import (
     _parse_index,
     _type_name,
 )
+from hookgrad.tensor.layout import contiguous_format
 
 __all__ = [
     "argwhere",
     "gather",
     "index_add",
+    "index_copy",
     "index_fill",
     "index_put",
+    "index_reduce",
     "index_select",
     "masked_fill",
     "masked_scatter",
     "masked_select",
     "nonzero",
+    "nonzero_static",
     "put",
+    "repeat_interleave",
     "scatter",
     "scatter_add",
+    "scatter_reduce",
     "take",
     "take_along_dim",
+    "unravel_index",
 ]
 
 # ---------------------------------------------------------------- [] and index_put
@@ -243,6 +253,63 @@ def scatter_add(input: Any, dim: int, index: Any, src: Any) -> Any:
     return apply(ops.ScatterAdd(dim), input, index, src)
 
 
+_SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin", "max", "min")
+
+
+def scatter_reduce(
+    input: Any, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
+) -> Any:
+    """``input`` with ``src[i][j]`` reduced into ``[index[i][j]][j]`` for ``dim=0`` (a copy).
+
+    ``reduce`` is ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``; with
+    ``include_self=False`` the places written start from the values scattered there only
+    (``input``'s value there is left out). Repeated places reduce together; a ``mean`` of
+    integers rounds down. The gradient of ``amax``/``amin`` is shared equally by tied
+    values, as torch's. Example::
+
+        hookgrad.zeros(3).scatter_reduce(0, hookgrad.tensor([0, 0, 2]),
+                                         hookgrad.tensor([1.0, 3.0, 5.0]), "amax")
+        # tensor([3., 0., 5.])
+    """
+    return apply(scatter_reduce_op(input, dim, index, src, reduce, include_self), input, index, src)
+
+
+def scatter_reduce_op(
+    input: Any, dim: int, index: Any, src: Any, reduce: str, include_self: bool
+) -> ops.ScatterReduce:
+    """The node of ``scatter_reduce`` after torch's checks (``scatter_reduce_`` runs it
+    in place)."""
+    if type(include_self) is not bool:
+        raise TypeError(
+            "scatter_reduce(): argument 'include_self' must be bool, not "
+            f"{type(include_self).__name__}"
+        )
+    if reduce not in _SCATTER_REDUCTIONS:
+        raise RuntimeError(
+            f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
+        )
+    dim = _check_scatter(input, dim, index, src)
+    _check_reduction_dtype(input, "scatter_gather_tensor_cpu_reduce_", reduce)
+    if input.dtype.is_complex and grad_mode.is_grad_enabled():
+        if input.requires_grad or src.requires_grad:
+            raise RuntimeError(
+                "scatter_reduce does not support automatic differentiation for outputs with "
+                "complex dtype."
+            )
+    return ops.ScatterReduce(dim, reduce, include_self)
+
+
+def _check_reduction_dtype(input: Any, kernel: str, reduce: str) -> None:
+    """torch's CPU kernels of the reductions have no bool ``mean`` and no complex order."""
+    if (input.dtype is dtypes.bool_ and reduce == "mean") or (
+        input.dtype.is_complex and reduce in ("amax", "amin", "max", "min")
+    ):
+        name = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+        raise NotImplementedError(
+            f"\"{kernel}{name}\" not implemented for '{_type_name(input.dtype)}'"
+        )
+
+
 # ---------------------------------------------------------------- index_select / index_add
 
 
@@ -280,26 +347,139 @@ def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) 
         hookgrad.zeros(3).index_add(0, hookgrad.tensor([0, 0]), hookgrad.ones(2))
         # tensor([2., 0., 0.])
     """
+    given = _check_index_func("index_add_", input, dim, index, source)
+    shape, array = input._data.shape, index._data
+    dim = wrap_dim(given, len(shape))
+    if index.dtype is dtypes.int32 and array.size:
+        if array.min() < 0 or array.max() >= _size(shape, dim):
+            raise IndexError("index out of range in self")  # torch's int32 kernel says this
+    _check_in_range(array, dim, _size(shape, dim))
+    return apply(ops.IndexAdd(given, alpha), input, index, source)
+
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+INDEX_REDUCE_WARNING = "index_reduce() is in beta and the API may change at any time."
+
+
+def index_reduce(
+    input: Any, dim: int, index: Any, source: Any, reduce: str, *, include_self: bool = True
+) -> Any:
+    """``input`` with the slices of ``source`` reduced (``"prod"``, ``"mean"``,
+    ``"amax"``, ``"amin"``) into the positions the vector ``index`` picks along ``dim``.
+
+    With ``include_self=False`` those positions start from the reduced slices only.
+    Example::
+
+        hookgrad.ones(3).index_reduce(0, hookgrad.tensor([0, 0]),
+                                      hookgrad.tensor([2.0, 3.0]), "prod")
+        # tensor([6., 1., 1.])
+    """
+    op = index_reduce_op(input, dim, index, source, reduce, include_self)
+    return apply(op, input, index, source)
+
+
+def index_reduce_op(
+    input: Any, dim: int, index: Any, source: Any, reduce: str, include_self: bool
+) -> ops.IndexReduce:
+    """The node of ``index_reduce`` after torch's checks (``index_reduce_`` runs it in
+    place)."""
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError(
+            "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+            f"{reduce}."
+        )
+    warnings.warn(INDEX_REDUCE_WARNING, UserWarning, stacklevel=3)
+    given = _check_index_func("index_reduce_", input, dim, index, source)
+    size = _size(input._data.shape, wrap_dim(given, input._data.ndim))
+    array = index._data
+    if array.size and (array.min() < 0 or array.max() >= size):
+        raise IndexError("index out of range in self")
+    if input.dtype is dtypes.bool_ or input.dtype.is_complex:
+        raise NotImplementedError(
+            f"\"index_func_\" not implemented for '{_type_name(input.dtype)}'"
+        )
+    return ops.IndexReduce(given, reduce, bool(include_self))
+
+
+def index_copy(input: Any, dim: int, index: Any, source: Any) -> Any:
+    """``input`` with the slices of ``source`` written at the positions the vector
+    ``index`` picks along ``dim`` (where ``index`` repeats, the last one written stays).
+
+    Example::
+
+        hookgrad.zeros(3, 2).index_copy(0, hookgrad.tensor([2, 0]), hookgrad.ones(2, 2))
+        # rows 2 and 0 are ones
+    """
     shape, source_shape, array = input._data.shape, source._data.shape, index._data
     given = _as_int(dim)
     dim = wrap_dim(given, len(shape))
-    if index.dtype not in (dtypes.int32, dtypes.int64):
-        raise RuntimeError(
-            f"index_add_(): Expected dtype int32/int64 for index but got: {_type_name(index.dtype)}"
-        )
     if array.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {array.ndim})")
+    if not source_shape and array.size != 1:
         raise IndexError(
-            f"index_add_(): Index is supposed to be a vector, but got dim: {array.ndim} with "
-            f"type: {_type_name(index.dtype)} and size: {list(array.shape)}"
+            f"index_copy_(): When source is scalar, index should have one element (got "
+            f"{array.size})"
+        )
+    if len(source_shape) != len(shape) and source_shape and shape:
+        raise IndexError(
+            "index_copy_(): When source and destination are not scalars, their dimensionality "
+            f"must match. Source dimensionality ({len(source_shape)}), destination "
+            f"dimensionality ({len(shape)})"
+        )
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(
+            f"index_copy_(): Expected a long tensor for index, but got {_type_name(index.dtype)}"
         )
     if source.dtype is not input.dtype:
         raise RuntimeError(
-            f"index_add_(): self ({_type_name(input.dtype)}) and source "
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{_type_name(input.dtype)} and (source) {_type_name(source.dtype)}"
+        )
+    sliced = [size for d, size in enumerate(shape) if d != dim]
+    source_sliced = [size for d, size in enumerate(source_shape) if d != dim]
+    if sliced != source_sliced:
+        raise RuntimeError(
+            "index_copy_(): Source/destination tensor must have same slice shapes. "
+            f"Destination slice shape: {' '.join(map(str, sliced))} at dimension {dim} and "
+            f"source slice shape: {' '.join(map(str, source_sliced))} at dimension 0."
+        )
+    if source_shape and array.size != source_shape[dim]:
+        raise IndexError(
+            f"index_copy_(): Number of indices ({array.size}) should be equal to "
+            f"source.size(dim) ({source_shape[dim]})"
+        )
+    size = _size(shape, dim)
+    if array.size and (array.min() < 0 or array.max() >= size):
+        bad = array[(array < 0) | (array >= size)].flat[0]
+        raise IndexError(
+            f"index_copy_(): index {bad} is out of bounds for dimension {dim} with size {size}"
+        )
+    return apply(ops.IndexCopy(given), input, index, source)
+
+
+def _check_index_func(name: str, input: Any, dim: int, index: Any, source: Any) -> int:
+    """torch's checks shared by ``index_add`` and ``index_reduce`` (``name``: the in-place
+    op its messages name); returns ``dim`` as given."""
+    shape, source_shape, array = input._data.shape, source._data.shape, index._data
+    given = _as_int(dim)
+    dim = wrap_dim(given, len(shape))
+    if array.ndim > 1:
+        raise IndexError(
+            f"{name}(): Index is supposed to be a vector, but got dim: {array.ndim} with "
+            f"type: {_type_name(index.dtype)} and size: {list(array.shape)}"
+        )
+    if index.dtype not in (dtypes.int32, dtypes.int64):
+        raise RuntimeError(
+            f"{name}(): Expected dtype int32/int64 for index but got: {_type_name(index.dtype)}"
+        )
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            f"{name}(): self ({_type_name(input.dtype)}) and source "
             f"({_type_name(source.dtype)}) must have the same scalar type"
         )
     if array.size != _size(source_shape, dim):
         raise RuntimeError(
-            f"index_add_(): Number of indices ({array.size}) should be equal to "
+            f"{name}(): Number of indices ({array.size}) should be equal to "
             f"source.size(dim): ({_size(source_shape, dim)}), for dim: {dim}"
         )
     if max(len(shape), 1) != max(len(source_shape), 1) or any(
@@ -309,11 +489,7 @@ def index_add(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) 
             "source tensor shape must match self tensor shape, excluding the specified "
             f"dimension. Got self.shape = {list(shape)} source.shape = {list(source_shape)}"
         )
-    if index.dtype is dtypes.int32 and array.size:
-        if array.min() < 0 or array.max() >= _size(shape, dim):
-            raise IndexError("index out of range in self")  # torch's int32 kernel says this
-    _check_in_range(array, dim, _size(shape, dim))
-    return apply(ops.IndexAdd(given, alpha), input, index, source)
+    return given
 
 
 def index_fill(input: Any, dim: int, index: Any, value: Any) -> Any:
@@ -531,6 +707,120 @@ def argwhere(input: Any) -> Any:
     return nonzero(input)
 
 
+def nonzero_static(input: Any, *, size: int, fill_value: int = -1) -> Any:
+    """``nonzero(input)`` with exactly ``size`` rows: cut, or padded with ``fill_value``.
+
+    Example: ``hookgrad.nonzero_static(hookgrad.tensor([0, 1, 2]), size=3)`` is
+    ``tensor([[1], [2], [-1]])``.
+    """
+    size = _as_int(size)
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = np.argwhere(input._data).astype(np.int64)[:size]
+    out = np.full((size, input._data.ndim), _as_int(fill_value), np.int64)
+    out[: len(found)] = found
+    return wrap_constant(out)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Any, ...]:
+    """The coordinates, in a tensor of ``shape``, of the flat positions ``indices``: one
+    int64 tensor per dim of ``shape``, each of ``indices``' shape (positions outside
+    wrap around, as in torch).
+
+    Example: ``hookgrad.unravel_index(hookgrad.tensor([4, 1]), (2, 3))`` is
+    ``(tensor([1, 0]), tensor([1, 1]))``.
+    """
+    if indices.is_complex() or indices.is_floating_point() or indices.dtype is dtypes.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if not isinstance(shape, (int, Sequence)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if isinstance(shape, int):
+        shape = (shape,)
+    for size in shape:
+        if not isinstance(size, int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(size)}")
+    shape = tuple(shape)
+    if any(size < 0 for size in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    strides = [int(np.prod(shape[d + 1 :], dtype=object)) for d in range(len(shape))]
+    flat = indices._data.astype(np.int64)[..., None]
+    coordinates = np.floor_divide(flat, np.array(strides, np.int64)) % np.array(shape, np.int64)
+    return tuple(wrap_constant(coordinates[..., d].copy()) for d in range(len(shape)))
+
+
+def repeat_interleave(
+    input: Any, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
+) -> Any:
+    """Repeat each element (each slice along ``dim``) ``repeats`` times, in place of
+    ``tile``'s whole-tensor repetition; without ``dim`` the input is flattened first.
+
+    ``repeats`` is an int, or an int tensor with one count per slice (or a single one).
+    ``repeat_interleave(counts)`` alone gives ``arange(len(counts))`` repeated by
+    ``counts``. Example::
+
+        hookgrad.tensor([1, 2]).repeat_interleave(2)                       # [1, 1, 2, 2]
+        hookgrad.tensor([[1, 2], [3, 4]]).repeat_interleave(hookgrad.tensor([1, 2]), 0)
+        # [[1, 2], [3, 4], [3, 4]]
+    """
+    if repeats is None:
+        return _repeated_positions(input, output_size)
+    if isinstance(repeats, bool) or not (_is_tensor(repeats) or isinstance(repeats, int)):
+        raise TypeError(
+            "repeat_interleave() received an invalid combination of arguments - got "
+            f"({type(repeats).__name__}), but expected one of:\n"
+            " * (Tensor repeats, int dim = None, *, int output_size = None)\n"
+            " * (int repeats, int dim = None, *, int output_size = None)\n"
+        )
+    flat = input if dim is not None else input.flatten()
+    if not _is_tensor(repeats):
+        # torch: unsqueeze, expand, a contiguous clone, flatten the two dims again.
+        at = wrap_dim(0 if dim is None else _as_int(dim), input._data.ndim)
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        spread = flat.unsqueeze(at + 1)
+        shape = list(spread._data.shape)
+        shape[at + 1] = repeats
+        if output_size is not None and output_size != repeats * shape[at]:
+            raise RuntimeError(
+                "repeat_interleave: Invalid output_size, expected "
+                f"{repeats * shape[at]} but got {output_size}"
+            )
+        copy = spread.expand(shape).clone(memory_format=contiguous_format)
+        return copy.flatten(at, at + 1)
+    given = 0 if dim is None else _as_int(dim)
+    size = flat._data.shape[wrap_dim(given, flat._data.ndim)]
+    counts = repeats
+    if repeats._data.ndim == 0 or repeats._data.shape == (1,):
+        counts = wrap_constant(np.broadcast_to(repeats._data.reshape(1), (size,)))
+    elif repeats._data.ndim == 1:
+        if repeats._data.shape[0] != size:
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got repeats.size(0) "
+                f"= {repeats._data.shape[0]} and input.size({given}) = {size}"
+            )
+    else:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    return flat.index_select(given, _repeated_positions(counts, output_size))
+
+
+def _repeated_positions(repeats: Any, output_size: int | None) -> Any:
+    """``repeat_interleave(repeats)``: each position ``i`` repeated ``repeats[i]`` times,
+    in ``repeats``' dtype."""
+    counts = repeats._data
+    if counts.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats.dtype not in (dtypes.int32, dtypes.int64):
+        raise NotImplementedError(
+            f"\"repeat_interleave_cpu\" not implemented for '{_type_name(repeats.dtype)}'"
+        )
+    if counts.size and counts.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    if output_size is not None and output_size != int(counts.sum()):
+        raise RuntimeError("allocated size does not match required size")
+    positions = np.repeat(np.arange(counts.size, dtype=counts.dtype), counts)
+    return wrap_constant(positions)
+
+
 class IndexingMethods:
     """Indexing methods of ``Tensor``."""
 
@@ -539,8 +829,11 @@ class IndexingMethods:
     gather = gather
     scatter = scatter
     scatter_add = scatter_add
+    scatter_reduce = scatter_reduce
     index_select = index_select
     index_add = index_add
+    index_copy = index_copy
+    index_reduce = index_reduce
     index_fill = index_fill
     masked_fill = masked_fill
     masked_select = masked_select
@@ -550,6 +843,8 @@ class IndexingMethods:
     take_along_dim = take_along_dim
     nonzero = nonzero
     argwhere = argwhere
+    nonzero_static = nonzero_static
+    repeat_interleave = repeat_interleave
 
     def _index_key(self, key: ops.Key, indices: Any = None) -> Any:
         """``self`` indexed by a parsed ``Key`` (used by backward formulas); ``indices``:

@@ -4,6 +4,10 @@ The products check their operands here, with torch's error types and messages, t
 one op of ``hookgrad.ops.linalg``. ``matmul`` is a composite of those ops and views, as
 torch's ``at::matmul`` (dot, mv, mm, or folded/broadcast views around mm/mv/bmm), so its
 graph has torch's nodes.
+
+torch's other top-level linear-algebra functions (``det``, ``svd``, ``cholesky_solve``,
+``cdist``, ``addcmul`` ...) live in ``hookgrad.linalg.toplevel`` beside ``torch.linalg``
+and are exported from here, with their ``Tensor`` methods.
 """
 
 from __future__ import annotations
@@ -14,6 +18,46 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad.linalg.lowrank import lobpcg, pca_lowrank, svd_lowrank
+from hookgrad.linalg.toplevel import (
+    addcdiv,
+    addcdiv_,
+    addcmul,
+    addcmul_,
+    cdist,
+    chain_matmul,
+    cholesky,
+    cholesky_inverse,
+    cholesky_solve,
+    cross,
+    det,
+    dist,
+    eig,
+    frobenius_norm,
+    geqrf,
+    inverse,
+    logdet,
+    lstsq,
+    lu,
+    lu_solve,
+    lu_unpack,
+    matrix_exp,
+    matrix_power,
+    nuclear_norm,
+    orgqr,
+    ormqr,
+    pdist,
+    pinverse,
+    qr,
+    renorm,
+    renorm_,
+    slogdet,
+    solve,
+    svd,
+    symeig,
+    triangular_solve,
+    vander,
+)
 from hookgrad.ops import linalg as ops
 from hookgrad.ops import shape as views
 from hookgrad.ops.strides import torch_strides
@@ -24,22 +68,59 @@ from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
     "addbmm",
+    "addcdiv",
+    "addcmul",
     "addmm",
     "addmv",
     "addr",
     "baddbmm",
     "bmm",
+    "cdist",
+    "chain_matmul",
+    "cholesky",
+    "cholesky_inverse",
+    "cholesky_solve",
+    "cross",
+    "det",
+    "dist",
     "dot",
+    "eig",
     "einsum",
+    "frobenius_norm",
+    "geqrf",
     "ger",
     "inner",
+    "inverse",
     "kron",
+    "lobpcg",
+    "logdet",
+    "lstsq",
+    "lu",
+    "lu_solve",
+    "lu_unpack",
     "matmul",
+    "matrix_exp",
+    "matrix_power",
     "mm",
     "mv",
+    "nuclear_norm",
+    "orgqr",
+    "ormqr",
     "outer",
+    "pca_lowrank",
+    "pdist",
+    "pinverse",
+    "qr",
+    "renorm",
+    "slogdet",
+    "solve",
+    "svd",
+    "svd_lowrank",
+    "symeig",
     "tensordot",
     "trace",
+    "triangular_solve",
+    "vander",
     "vdot",
 ]
 
@@ -776,6 +857,36 @@ class LinalgMethods:
     baddbmm = baddbmm
     addbmm = addbmm
     addr = addr
+    det = det
+    logdet = logdet
+    slogdet = slogdet
+    inverse = inverse
+    pinverse = pinverse
+    matrix_power = matrix_power
+    matrix_exp = matrix_exp
+    qr = qr
+    svd = svd
+    lu = lu
+    lu_solve = lu_solve
+    cholesky = cholesky
+    cholesky_solve = cholesky_solve
+    cholesky_inverse = cholesky_inverse
+    triangular_solve = triangular_solve
+    geqrf = geqrf
+    orgqr = orgqr
+    ormqr = ormqr
+    cross = cross
+    dist = dist
+    renorm = renorm
+    renorm_ = renorm_
+    addcmul = addcmul
+    addcmul_ = addcmul_
+    addcdiv = addcdiv
+    addcdiv_ = addcdiv_
+    eig = eig
+    symeig = symeig
+    solve = solve
+    lstsq = lstsq
 
     def _einsum(self, equation: str, *others: Any) -> Any:
         """``einsum(equation, self, *others)``: how backward formulas (in ``hookgrad.ops``,

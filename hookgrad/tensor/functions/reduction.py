@@ -1,8 +1,11 @@
-"""Reduction functions (sum, mean, var, prod, max, norm, softmax ...) and Tensor methods.
+"""Reduction and scan functions (sum, mean, var, prod, max, median, nansum, nanmean,
+aminmax, mode, norm, cumsum, cummax, logcumsumexp, softmax ...) and Tensor methods, and the
+named tuples of ``torch.return_types`` (``return_type``).
 
 A ``dim`` argument is an int or a tuple of ints where torch takes one; ``()`` means all
-dims, as in torch. Ops that pick elements along a dim (``max``, ``min``, ``median``)
-return a ``(values, indices)`` tuple with those names, like ``torch.return_types.max``.
+dims, as in torch. Ops that pick elements along a dim (``max``, ``min``, ``median``,
+``mode``, ``cummax`` ...) return a ``(values, indices)`` tuple with those names, like
+``torch.return_types.max``.
 """
 
 from __future__ import annotations
@@ -16,27 +19,37 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops import reduction as ops
+from hookgrad.ops import sorting as sorting_ops
 from hookgrad.ops.util import Dims, wrap_dim, wrap_dims
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply, wrap_constant
+from hookgrad.tensor.functions.inplace import _inplace
 from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
     "all",
     "amax",
     "amin",
+    "aminmax",
     "any",
     "argmax",
     "argmin",
     "count_nonzero",
+    "cummax",
+    "cummin",
     "cumprod",
     "cumsum",
     "log_softmax",
+    "logcumsumexp",
     "logsumexp",
     "max",
     "mean",
     "median",
     "min",
+    "mode",
+    "nanmean",
+    "nanmedian",
+    "nansum",
     "norm",
     "prod",
     "softmax",
@@ -50,7 +63,9 @@ __all__ = [
 
 
 class ValuesIndices(tuple):
-    """``(values, indices)`` of ``max``/``min``/``median`` along a dim, also by name.
+    """``(values, indices)`` of ``max``/``min``/``median``/``sort`` ... along a dim, also by
+    name: torch's ``torch.return_types`` named tuples. ``return_type`` makes one for other
+    field names (``aminmax``'s ``min`` and ``max``).
 
     Example::
 
@@ -59,6 +74,7 @@ class ValuesIndices(tuple):
     """
 
     __slots__ = ()
+    fields: tuple[str, ...] = ("values", "indices")
 
     def __new__(cls, sequence: Iterable[Any]) -> ValuesIndices:
         return super().__new__(cls, sequence)
@@ -73,14 +89,43 @@ class ValuesIndices(tuple):
 
     def __repr__(self) -> str:
         name = type(self).__name__
-        return f"torch.return_types.{name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+        shown = ",\n".join(f"{field}={value!r}" for field, value in zip(self.fields, self))
+        return f"torch.return_types.{name}(\n{shown})"
 
 
-def _return_type(name: str) -> type[ValuesIndices]:
-    return type(name, (ValuesIndices,), {"__slots__": (), "__qualname__": name})
+def return_type(name: str, fields: tuple[str, ...] = ("values", "indices")) -> type:
+    """The named tuple ``torch.return_types.<name>`` with ``fields`` (each also a
+    property); registered so that ``hookgrad.return_types`` and pickling find it."""
+    namespace: dict[str, Any] = {
+        "__slots__": (),
+        "__qualname__": name,
+        "__module__": "hookgrad.return_types",
+        "fields": fields,
+    }
+    for index, field in enumerate(fields):
+        namespace[field] = property(lambda self, index=index: self[index])
+    cls = type(name, (ValuesIndices,), namespace)
+    _RETURN_TYPES[name] = cls
+    return cls
 
 
-_RETURN_TYPES = {name: _return_type(name) for name in ("max", "min", "median")}
+_RETURN_TYPES: dict[str, type] = {}
+for _name in (
+    "max",
+    "min",
+    "median",
+    "nanmedian",
+    "mode",
+    "kthvalue",
+    "cummax",
+    "cummin",
+    "sort",
+    "topk",
+):
+    return_type(_name)
+return_type("aminmax", ("min", "max"))
+return_type("histogram", ("hist", "bin_edges"))
+return_type("histogramdd", ("hist", "bin_edges"))
 
 
 # ---------------------------------------------------------------- argument checks
@@ -168,6 +213,37 @@ def mean(input: Tensor, dim: Dims = _NO_DIM, keepdim: bool = False, *, dtype: An
         return apply(ops.Mean(np_dtype), input)
     dims = None if dim is _NO_DIM else _checked_dims(dim, input._data.ndim)
     return apply(ops.MeanDim(dims, keepdim, np_dtype), input)
+
+
+def nansum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """:func:`sum` with NaNs counted as zero; its gradient is zero at the NaNs.
+
+    Example::
+
+        hookgrad.tensor([1.0, float("nan"), 2.0]).nansum()    # tensor(3.)
+    """
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    dims = _checked_dims(dim, input._data.ndim)
+    return apply(ops.Nansum(dims, keepdim, _sum_dtype(input, dtype)), input)
+
+
+def nanmean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The mean of the elements that are not NaN: ``nansum`` over their count (as torch
+    computes it: a ``NansumBackward0`` divided by the count).
+
+    Example::
+
+        hookgrad.tensor([1.0, float("nan"), 2.0]).nanmean()    # tensor(1.5000)
+    """
+    if input._data.dtype.kind not in "fc":
+        name = dtypes.legacy_name(input.dtype)
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {name}"
+        )
+    axis = wrap_dims(dim, input._data.ndim)
+    factor = np.sum(~np.isnan(input._data), axis=axis or None, keepdims=keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype).div(wrap_constant(np.asarray(factor, np.int64)))
 
 
 def _var_args(
@@ -350,6 +426,69 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     return _select("median", ops.Median, ops.MedianDim, input, dim, keepdim)
 
 
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median of the elements that are not NaN (NaN only if all are), or
+    ``(values, indices)`` along ``dim``; see :func:`median`.
+
+    Example::
+
+        hookgrad.tensor([1.0, float("nan"), 3.0, 2.0]).nanmedian()    # tensor(2.)
+    """
+    complex_input = input._data.dtype.kind == "c"
+    if dim is None:
+        if complex_input:
+            raise _no_complex_kernel("nanmedian_cpu", input)
+        return apply(sorting_ops.Nanmedian(), input)
+    if complex_input:
+        raise _no_complex_kernel("median_out", input)
+    dim = operator.index(dim)
+    wrapped = wrap_dim(dim, input._data.ndim)
+    _check_nonempty("median", input, wrapped, wrapped)
+    return _RETURN_TYPES["nanmedian"](apply(sorting_ops.NanmedianDim(dim, keepdim), input))
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """``(values, indices)``: the most frequent value along ``dim`` (the smallest of
+    equally frequent ones) and the index of its last occurrence.
+
+    Example::
+
+        hookgrad.tensor([3, 1, 3, 1, 2]).mode()    # values=tensor(1), indices=tensor(3)
+    """
+    if input._data.dtype.kind == "c":
+        raise _no_complex_kernel("mode_cpu", input)
+    dim = operator.index(dim)
+    wrapped = wrap_dim(dim, input._data.ndim)
+    _check_nonempty("mode", input, wrapped, wrapped)
+    return _RETURN_TYPES["mode"](apply(sorting_ops.Mode(dim, keepdim), input))
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    """``(min, max)``: :func:`amin` and :func:`amax` over ``dim`` (all elements when
+    None) in one pass, as ``torch.return_types.aminmax``.
+
+    Example::
+
+        hookgrad.tensor([[1.0, 5.0], [4.0, 2.0]]).aminmax(dim=1)
+        # min=tensor([1., 2.]), max=tensor([5., 4.])
+    """
+    if input._data.dtype.kind == "c":
+        raise _no_complex_kernel("aminmax_cpu", input)
+    if dim is None:
+        if input._data.size == 0:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                "has no identity."
+            )
+    else:
+        dim = operator.index(dim)
+        wrapped = wrap_dim(dim, input._data.ndim)
+        shape = input._data.shape
+        if shape and shape[wrapped] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {wrapped} to have non-zero size.")
+    return _RETURN_TYPES["aminmax"](apply(ops.Aminmax(dim, keepdim), input))
+
+
 def _extremum(name: str, op: Any, input: Tensor, dim: Dims, keepdim: bool) -> Tensor:
     if input._data.dtype.kind == "c":
         raise _no_complex_kernel(f"{name[1:]}_values_cpu", input)
@@ -498,6 +637,61 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     return apply(ops.Cumprod(dim, _sum_dtype(input, dtype)), input)
 
 
+def cumsum_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In-place :func:`cumsum`."""
+    return _inplace(input, lambda x: cumsum(x, dim, dtype=dtype))
+
+
+def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In-place :func:`cumprod`."""
+    return _inplace(input, lambda x: cumprod(x, dim, dtype=dtype), copy=True)
+
+
+def _running(name: str, op: Any, input: Tensor, dim: int) -> Any:
+    if input._data.dtype.kind == "c":
+        raise _no_complex_kernel(f"{name}_cpu", input)
+    dim = operator.index(dim)
+    wrap_dim(dim, input._data.ndim)
+    return _RETURN_TYPES[name](apply(op(dim), input))
+
+
+def cummax(input: Tensor, dim: int) -> Any:
+    """``(values, indices)``: the running maximum along ``dim`` and the index each value
+    came from (the latest of equal ones; a NaN stays from where it appears). The gradient
+    goes to those indices.
+
+    Example::
+
+        hookgrad.tensor([1.0, 3.0, 2.0, 3.0]).cummax(0)
+        # values=tensor([1., 3., 3., 3.]), indices=tensor([0, 1, 1, 3])
+    """
+    return _running("cummax", sorting_ops.Cummax, input, dim)
+
+
+def cummin(input: Tensor, dim: int) -> Any:
+    """``(values, indices)``: the running minimum along ``dim``; see :func:`cummax`."""
+    return _running("cummin", sorting_ops.Cummin, input, dim)
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(input), dim))``, computed without overflow.
+
+    Example::
+
+        hookgrad.tensor([0.0, 0.0, 1000.0]).logcumsumexp(0)
+        # tensor([0.0000e+00, 6.9315e-01, 1.0000e+03])
+    """
+    kind = input._data.dtype.kind
+    if kind not in "fc":
+        name = dtypes.legacy_name(input.dtype)
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{name}'")
+    if kind == "c":
+        raise NotImplementedError("hookgrad: logcumsumexp of a complex tensor is not supported")
+    dim = operator.index(dim)
+    wrap_dim(dim, input._data.ndim)
+    return apply(sorting_ops.Logcumsumexp(dim), input)
+
+
 # ---------------------------------------------------------------- softmax
 
 
@@ -603,6 +797,16 @@ class ReductionMethods:
     norm = norm
     cumsum = cumsum
     cumprod = cumprod
+    cumsum_ = cumsum_
+    cumprod_ = cumprod_
+    cummax = cummax
+    cummin = cummin
+    logcumsumexp = logcumsumexp
+    nansum = nansum
+    nanmean = nanmean
+    nanmedian = nanmedian
+    mode = mode
+    aminmax = aminmax
     softmax = softmax
     log_softmax = log_softmax
     all = all

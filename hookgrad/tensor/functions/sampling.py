@@ -1,6 +1,7 @@
 """Random sampling on tensors: the in-place random fills (``uniform_``, ``normal_``,
 ``random_``, ``exponential_``, ``bernoulli_``, ``cauchy_``, ``log_normal_``,
-``geometric_``), ``bernoulli``, ``multinomial`` and ``normal``, and their Tensor methods.
+``geometric_``), ``bernoulli``, ``multinomial``, ``normal``, ``poisson`` and ``binomial``,
+and their Tensor methods.
 
 Every draw comes from a ``Generator`` (the default one unless ``generator=`` is given)
 through the samplers of ``hookgrad.tensor.random``, so the numbers are torch's. An
@@ -15,6 +16,7 @@ Example::
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -22,11 +24,12 @@ import numpy as np
 from hookgrad.ops import random as ops
 from hookgrad.tensor import dtypes, random, random_kernels
 from hookgrad.tensor.creation import new_leaf, parse_size, resolve_dtype
-from hookgrad.tensor.dispatch import apply
+from hookgrad.tensor.dispatch import apply, broadcast_shapes
+from hookgrad.tensor.functions.generated import RESIZE_WARNING
 from hookgrad.tensor.functions.inplace import _inplace_op
 from hookgrad.tensor.tensor import Tensor
 
-__all__ = ["bernoulli", "multinomial", "normal"]
+__all__ = ["bernoulli", "binomial", "multinomial", "normal", "poisson"]
 
 
 def _number(value: float) -> str:
@@ -268,8 +271,9 @@ def normal(
 ) -> Tensor:
     """Normal samples with ``mean`` and ``std`` (each a tensor or a number, broadcast
     together; two numbers need ``size``). Drawn as torch does: standard (or ``std``-scaled)
-    samples of the result's shape, then scaled and shifted. The result does not track
-    gradients (torch's gradient for ``mean`` and ``std`` is zero).
+    samples of the result's shape, then scaled and shifted. A ``mean`` or ``std`` that
+    requires grad records torch's node (``NormalBackward1``, ``2`` or ``3``), whose gradient
+    is zero.
 
     Example::
 
@@ -296,7 +300,64 @@ def normal(
         values = random.sample_normal(like, 0.0, 1.0, generator)
         values = values * (std._data if std_is_tensor else std)
         values = values + (mean._data if mean_is_tensor else mean)
-    return new_leaf(values.astype(template.dtype, copy=False))
+    values = values.astype(template.dtype, copy=False)
+    # torch's node: the gradients of ``mean`` and ``std`` are zero.
+    if mean_is_tensor and std_is_tensor:
+        return apply(ops.NormalTensorTensor(values), mean, std)
+    if mean_is_tensor:
+        return apply(ops.NormalTensorFloat(values), mean)
+    return apply(ops.NormalFloatTensor(values), std)
+
+
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    """A Poisson count for each rate in ``input`` (non-negative, floating), in its dtype,
+    drawn as torch's sampler draws it (Hoermann's transformed rejection from rate 10 on,
+    Knuth's method below), so that a seeded program gets torch's numbers. The gradient is
+    zero (``PoissonBackward0``).
+
+    Example::
+
+        hookgrad.manual_seed(0)
+        hookgrad.poisson(hookgrad.tensor([0.5, 3.0, 12.0]))
+    """
+    if input._data.dtype.kind != "f":
+        name = dtypes.legacy_name(input.dtype)
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{name}'")
+    return apply(ops.Poisson(lambda rates: random.sample_poisson(rates, generator)), input)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    """The number of successes in ``count`` trials of probability ``prob`` (floating
+    tensors of one dtype; ``prob`` broadcast to ``count``'s shape), drawn as torch's
+    sampler draws it (BTRS rejection where the mean is at least 10, inversion below).
+    torch has no derivative for it.
+
+    Example::
+
+        hookgrad.manual_seed(0)
+        hookgrad.binomial(hookgrad.tensor([5.0, 100.0]), hookgrad.tensor([0.3, 0.9]))
+    """
+    for name, value in (("count", count), ("prob", prob)):
+        if value._data.dtype.kind != "f":
+            raise ValueError(
+                f"binomial only supports floating-point dtypes for {name}, got: "
+                f"{dtypes.legacy_name(value.dtype)}"
+            )
+    if prob._data.dtype != count._data.dtype:
+        found = dtypes.legacy_name(prob.dtype)
+        expected = dtypes.legacy_name(count.dtype)
+        raise RuntimeError(f"Found dtype {found} but expected {expected}")
+    shape = broadcast_shapes(count._data.shape, prob._data.shape)
+    if shape != count._data.shape:
+        # NOTE: torch's output has count's shape, then is resized to the broadcast one.
+        old = list(count._data.shape)
+        warnings.warn(RESIZE_WARNING.format(old=old, new=list(shape)), UserWarning, stacklevel=2)
+
+    def sample(counts: np.ndarray, probs: np.ndarray) -> np.ndarray:
+        counts = np.broadcast_to(counts, shape)
+        return random.sample_binomial(counts, probs, generator)
+
+    return apply(ops.Binomial(sample), count, prob)
 
 
 class SamplingMethods:

@@ -20,49 +20,118 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from hookgrad.grad_mode import is_grad_enabled
+from hookgrad.ops import conversion as conversion_ops
+from hookgrad.ops import diagonal as diagonal_ops
+from hookgrad.ops import indexing as indexing_ops
 from hookgrad.ops import padding
 from hookgrad.ops import shape as ops
 from hookgrad.ops.strides import compute_stride, torch_strides
 from hookgrad.ops.util import wrap_dim
-from hookgrad.tensor.dispatch import apply
+from hookgrad.tensor import dtypes
+from hookgrad.tensor.dispatch import apply, apply_arrays
+from hookgrad.tensor.dispatch import broadcast_shapes as broadcast_shapes_of
+from hookgrad.tensor.functions.conversion import view_as_complex, view_as_real
+from hookgrad.tensor.functions.indexing import (
+    index_copy,
+    index_fill,
+    index_reduce_op,
+    masked_scatter,
+    put,
+    scatter_reduce_op,
+)
+from hookgrad.tensor.functions.inplace import _inplace, _inplace_op
 from hookgrad.tensor.functions.joining import (
     _ints,
+    _split,
+    _split_with_sizes,
+    _tensor_list,
     cat,
     chunk,
     diag,
     diag_embed,
+    diagflat,
     diagonal,
     diagonal_scatter,
+    dsplit,
+    hsplit,
     narrow,
     select,
     select_scatter,
     slice_scatter,
     split,
+    split_with_sizes,
     stack,
     tensor_split,
     tril,
     triu,
     unbind,
+    unsafe_chunk,
+    unsafe_split,
+    unsafe_split_with_sizes,
+    vsplit,
 )
-from hookgrad.tensor.layout import contiguous
+from hookgrad.tensor.layout import _memory_root, contiguous, memory_format
+from hookgrad.tensor.layout import channels_last as channels_last_format
+from hookgrad.tensor.layout import storage_offset as storage_offset_of
+from hookgrad.tensor.size import Size
 
 __all__ = [
+    "adjoint",
+    "alias_copy",
+    "as_strided",
+    "as_strided_copy",
+    "as_strided_scatter",
+    "broadcast_shapes",
+    "broadcast_tensors",
+    "broadcast_to",
+    "conj_physical",
+    "conj_physical_",
+    "detach",
+    "detach_",
+    "detach_copy",
+    "diagonal_copy",
+    "expand_copy",
     "flatten",
     "flip",
-    "movedim",
+    "fliplr",
+    "flipud",
+    "is_conj",
+    "is_neg",
     "moveaxis",
+    "movedim",
+    "narrow_copy",
     "permute",
+    "permute_copy",
     "ravel",
     "reshape",
+    "resolve_conj",
+    "resolve_neg",
     "roll",
+    "rot90",
+    "select_copy",
+    "slice_copy",
+    "split_copy",
+    "split_with_sizes_copy",
     "squeeze",
+    "squeeze_copy",
     "swapaxes",
     "swapdims",
     "t",
+    "t_copy",
     "tile",
     "transpose",
+    "transpose_copy",
+    "unbind_copy",
     "unflatten",
+    "unfold_copy",
     "unsqueeze",
+    "unsqueeze_copy",
+    "view_as_complex_copy",
+    "view_as_real_copy",
+    "view_copy",
 ]
 
 
@@ -346,12 +415,16 @@ def _matrix_transpose(input: Any) -> Any:
 
 def squeeze(input: Any, dim: Any = None) -> Any:
     """Remove size-1 dims: all of them, or those among ``dim`` (an int or a tuple)."""
-    ndim = input._data.ndim
+    return apply(_squeeze_op(input._data.ndim, dim), input)
+
+
+def _squeeze_op(ndim: int, dim: Any) -> Any:
+    """The node of ``squeeze(dim)`` on a tensor of ``ndim`` dims (torch's checks)."""
     if dim is None:
-        return apply(ops.Squeeze(tuple(range(ndim))), input)
+        return ops.Squeeze(tuple(range(ndim)))
     if isinstance(dim, Sequence):
-        return apply(ops.SqueezeDims(_dim_list(dim, ndim), _given_dims(dim)), input)
-    return apply(ops.SqueezeDim(_dim_list(dim, ndim), operator.index(dim)), input)
+        return ops.SqueezeDims(_dim_list(dim, ndim), _given_dims(dim))
+    return ops.SqueezeDim(_dim_list(dim, ndim), operator.index(dim))
 
 
 def unsqueeze(input: Any, dim: int) -> Any:
@@ -417,6 +490,382 @@ def tile(input: Any, dims: Any) -> Any:
     """Like ``repeat``, with ``dims`` padded with leading 1s to ``input.dim()`` entries."""
     reps = _varargs((dims,), "tile", "dims")
     return repeat(input, (1,) * (input._data.ndim - len(reps)) + reps)
+
+
+# ---------------------------------------------------------------- broadcasting
+
+
+def broadcast_to(input: Any, size: Sequence[int]) -> Any:
+    """``input`` broadcast to ``size`` without copying (``expand``: ``-1`` keeps a dim).
+
+    Example: ``hookgrad.broadcast_to(hookgrad.ones(3, 1), (2, 3, 4)).shape == (2, 3, 4)``.
+    """
+    return expand(input, size)
+
+
+def broadcast_tensors(*tensors: Any) -> tuple[Any, ...]:
+    """The tensors broadcast to one shape (expanded views; a tensor of that shape
+    already is returned itself). Example::
+
+        a, b = hookgrad.broadcast_tensors(hookgrad.ones(3, 1), hookgrad.ones(4))
+        a.shape == b.shape == (3, 4)
+    """
+    tensors = tuple(_tensor_list(tensors, "broadcast_tensors"))
+    shape = broadcast_shapes_of(*(t._data.shape for t in tensors))
+    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
+
+
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape that tensors of ``shapes`` (ints or sequences of ints) broadcast to,
+    without making them. Example: ``hookgrad.broadcast_shapes((2,), (3, 1))`` is
+    ``hookgrad.Size([3, 2])``."""
+    given = tuple((x,) if isinstance(x, int) else x for x in shapes if x is not None)
+    for shape in given:
+        if not isinstance(shape, Sequence):
+            raise RuntimeError(
+                "Input shapes should be of type ints, a tuple of ints, or a list of ints, got "
+                f"{shape}"
+            )
+    for shape in given:
+        for position, size in enumerate(shape):
+            if not isinstance(size, int):
+                raise TypeError(
+                    f"torch.Size() takes an iterable of 'int' (item {position} is "
+                    f"'{type(size).__name__}')"
+                )
+    common = [1] * max((len(shape) for shape in given), default=0)
+    for position, shape in enumerate(given):
+        for index in range(-1, -1 - len(shape), -1):
+            if shape[index] == common[index]:
+                continue
+            if common[index] == 1:
+                if shape[index] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[index] = shape[index]
+            if shape[index] != 1 and common[index] != shape[index]:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {shape[index]} at {index}! "
+                    f"Mismatching argument at index {position} had {shape}; but expected shape "
+                    f"should be broadcastable to {common}"
+                )
+    return Size(common)
+
+
+# ---------------------------------------------------------------- rotations, windows, copies
+
+
+def rot90(input: Any, k: int = 1, dims: Sequence[int] = (0, 1)) -> Any:
+    """Rotate by ``k`` quarter turns in the plane of ``dims``, from the first dim towards
+    the second (a copy). Example: ``hookgrad.tensor([[1, 2], [3, 4]]).rot90()`` is
+    ``tensor([[2, 4], [1, 3]])``."""
+    ndim = input._data.ndim
+    dims = _ints(dims, "rot90", "dims")
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {ndim}")
+    for dim in dims:
+        wrap_dim(dim, ndim)
+    if dims[0] == dims[1] or abs(dims[0] - dims[1]) == ndim:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
+        )
+    return apply(ops.Rot90(operator.index(k), dims), input)
+
+
+def fliplr(input: Any) -> Any:
+    """Reverse the columns (dim 1) of a tensor of at least 2 dims (a copy)."""
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input: Any) -> Any:
+    """Reverse the rows (dim 0) of a tensor of at least 1 dim (a copy)."""
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+def adjoint(input: Any) -> Any:
+    """The conjugate transpose of (a batch of) matrices: the last two dims swapped, and
+    complex values conjugated. Example: ``hookgrad.ones(2, 3).adjoint().shape == (3, 2)``."""
+    return _adjoint(input, "tensor.adjoint()")
+
+
+def _adjoint(input: Any, name: str) -> Any:
+    if input._data.ndim < 2:
+        raise RuntimeError(
+            f"{name} is only supported on matrices or batches of matrices. Got "
+            f"{input._data.ndim}-D tensor."
+        )
+    swapped = transpose(input, -2, -1)
+    return swapped.conj() if input.dtype.is_complex else swapped
+
+
+def _matrix_adjoint(input: Any) -> Any:
+    """``x.mH``: ``adjoint``."""
+    return _adjoint(input, "tensor.mH")
+
+
+def _conjugate_transpose(input: Any) -> Any:
+    """``x.H``: the conjugate transpose of a matrix (a 0-dim tensor as it is)."""
+    ndim = input._data.ndim
+    if ndim == 0:
+        return input
+    if ndim != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if ndim > 2 else ""
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor.{hint}"
+        )
+    return _adjoint(input, "tensor.H")
+
+
+def unfold(input: Any, dimension: int, size: int, step: int) -> Any:
+    """Every window of ``size`` elements of ``dimension``, ``step`` apart, as a new last
+    dim (a view). Example: ``hookgrad.arange(5.0).unfold(0, 2, 2)`` is
+    ``tensor([[0., 1.], [2., 3.]])``."""
+    shape = input._data.shape
+    dim = wrap_dim(operator.index(dimension), len(shape))
+    length = shape[dim] if shape else 1
+    if size > length:
+        raise RuntimeError(
+            f"maximum size for tensor at dimension {dim} is {length} but size is {size}"
+        )
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    return apply(ops.Unfold(operator.index(dimension), size, step), input)
+
+
+def narrow_copy(input: Any, dim: int, start: int, length: int) -> Any:
+    """``narrow`` as a new tensor: ``length`` elements of ``dim`` from ``start``.
+
+    Example: ``hookgrad.arange(5.0).narrow_copy(0, 1, 2)`` is ``tensor([1., 2.])``.
+    """
+    narrow(input.detach(), dim, start, length)
+    return apply(ops.NarrowCopy(operator.index(dim), operator.index(start), length), input)
+
+
+def _copied(op: Any, input: Any) -> Any:
+    """The view op ``op`` run as a ``*_copy`` op: new contiguous tensors, recorded as
+    torch's ``<view node>_copy`` (the caller has made torch's checks)."""
+    return apply(ops.ViewCopy(op), input)
+
+
+def view_copy(input: Any, size: Sequence[int]) -> Any:
+    """``view`` as a new tensor (any layout; torch's ``ViewBackward0_copy``)."""
+    target = _infer_shape(_varargs((size,), "view_copy", "size"), input._data.size)
+    return _copied(ops.Reshape(target), input)
+
+
+def permute_copy(input: Any, dims: Sequence[int]) -> Any:
+    """``permute`` as a new contiguous tensor."""
+    permute(input.detach(), dims)
+    return _copied(ops.Permute(tuple(dims) if input._data.ndim else ()), input)
+
+
+def expand_copy(input: Any, size: Sequence[int], *, implicit: bool = False) -> Any:
+    """``expand`` as a new tensor (every element in its own memory)."""
+    target = expand(input.detach(), size)._data.shape
+    return _copied(ops.Expand(target), input)
+
+
+def t_copy(input: Any) -> Any:
+    """``t`` as a new contiguous tensor."""
+    t(input.detach())
+    return _copied(ops.MatrixT(), input)
+
+
+def transpose_copy(input: Any, dim0: int, dim1: int) -> Any:
+    """``transpose`` as a new contiguous tensor."""
+    transpose(input.detach(), dim0, dim1)
+    return _copied(ops.Transpose(operator.index(dim0), operator.index(dim1)), input)
+
+
+def squeeze_copy(input: Any, dim: Any = None) -> Any:
+    """``squeeze`` as a new tensor."""
+    return _copied(_squeeze_op(input._data.ndim, dim), input)
+
+
+def unsqueeze_copy(input: Any, dim: int) -> Any:
+    """``unsqueeze`` as a new tensor."""
+    unsqueeze(input.detach(), dim)
+    return _copied(ops.Unsqueeze(operator.index(dim)), input)
+
+
+def select_copy(input: Any, dim: int, index: int) -> Any:
+    """``select`` as a new tensor."""
+    select(input.detach(), dim, index)
+    return _copied(ops.Select(operator.index(dim), operator.index(index)), input)
+
+
+def slice_copy(
+    input: Any, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1
+) -> Any:
+    """``input`` sliced ``start:end:step`` along ``dim``, as a new tensor (the bounds as
+    Python's slices take them: None, negative or past the end)."""
+    if input._data.ndim == 0:
+        raise RuntimeError("slice() cannot be applied to a 0-dim tensor.")
+    dim = operator.index(dim)
+    wrap_dim(dim, input._data.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    return _copied(ops.Slice(dim, start, end, step), input)
+
+
+def split_copy(tensor: Any, split_size: int, dim: int = 0) -> tuple[Any, ...]:
+    """``split`` into pieces of ``split_size``, as new tensors."""
+    return _split(tensor, split_size, dim, lambda *args: ops.ViewCopy(ops.Split(*args)))
+
+
+def split_with_sizes_copy(input: Any, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    """``split_with_sizes`` as new tensors."""
+    copy = lambda *args: ops.ViewCopy(ops.SplitWithSizes(*args))  # noqa: E731
+    return _split_with_sizes(input, split_sizes, dim, copy)
+
+
+def unbind_copy(input: Any, dim: int = 0) -> tuple[Any, ...]:
+    """``unbind`` as new tensors."""
+    unbind(input.detach(), dim)
+    return _copied(ops.Unbind(operator.index(dim)), input)
+
+
+def unfold_copy(input: Any, dimension: int, size: int, step: int) -> Any:
+    """``Tensor.unfold`` as a new tensor (windows in their own memory)."""
+    unfold(input.detach(), dimension, size, step)
+    return _copied(ops.Unfold(operator.index(dimension), size, step), input)
+
+
+def alias_copy(input: Any) -> Any:
+    """A copy of ``input`` recorded as torch's ``AliasBackward0_copy``."""
+    return _copied(ops.Alias(), input)
+
+
+def diagonal_copy(input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
+    """``diagonal`` as a new tensor."""
+    diagonal(input.detach(), offset, dim1, dim2)
+    return apply(
+        diagonal_ops.DiagonalCopy(offset, operator.index(dim1), operator.index(dim2)), input
+    )
+
+
+def view_as_real_copy(input: Any) -> Any:
+    """``view_as_real`` as a new tensor."""
+    view_as_real(input.detach())
+    return _copied(conversion_ops.ViewAsReal(), input)
+
+
+def view_as_complex_copy(input: Any) -> Any:
+    """``view_as_complex`` as a new tensor (not differentiable, as in torch)."""
+    view_as_complex(input.detach())
+    if input.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            "view_as_complex_copy does not support automatic differentiation for outputs with "
+            "complex dtype."
+        )
+    return _copied(conversion_ops.ViewAsComplex(), input)
+
+
+def detach_copy(input: Any) -> Any:
+    """A copy of ``input`` without its history. As torch's, a copy of a tensor that
+    requires grad does too, through a node whose backward fails (torch's
+    ``NotImplemented``: "derivative for aten::detach_copy is not implemented")."""
+    return apply(ops.NotImplementedCopy("aten::detach_copy"), input)
+
+
+# ---------------------------------------------------------------- as_strided
+
+
+def _strided_layout(
+    input: Any, size: Sequence[int], stride: Sequence[int], storage_offset: Any, fn: str
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """torch's checks of an ``as_strided`` layout: sizes and strides as tuples."""
+    size, stride = _ints(size, fn, "size"), _ints(stride, fn, "stride")
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(
+            f"as_strided: Negative strides are not supported at the moment, got strides: "
+            f"{list(stride)}"
+        )
+    if any(n < 0 for n in size):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and "
+            f"strides={list(stride)}"
+        )
+    if storage_offset is not None and storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    return size, stride
+
+
+def as_strided(
+    input: Any, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+) -> Any:
+    """A view of ``input``'s memory with shape ``size`` and ``stride`` (in elements), its
+    first element ``storage_offset`` elements into the memory (default: where ``input``
+    starts). Elements may overlap; the gradient adds up there. Example::
+
+        hookgrad.arange(4.0).as_strided((3, 2), (1, 1))   # overlapping windows of 2
+    """
+    return _as_strided(input, size, stride, storage_offset, indexing_ops.AsStridedView)
+
+
+def _as_strided(
+    input: Any, size: Sequence[int], stride: Sequence[int], storage_offset: Any, op: Any
+) -> Any:
+    """``as_strided`` (or its ``_copy``) after torch's checks of the layout's bounds."""
+    size, stride = _strided_layout(input, size, stride, storage_offset, "as_strided")
+    data = input._data
+    root = _memory_root(data)
+    start = storage_offset_of(input)
+    offset = start if storage_offset is None else operator.index(storage_offset)
+    available = root.nbytes // data.itemsize
+    needed = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride)) if 0 not in size else 0
+    if needed > available:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {data.itemsize} requiring a storage size of {needed * data.itemsize} "
+            f"are out of bounds for storage of size {available * data.itemsize}"
+        )
+    return apply(op(size, stride, storage_offset, root, (offset, start)), input)
+
+
+def as_strided_copy(
+    input: Any, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+) -> Any:
+    """``as_strided`` as a new contiguous tensor (torch's ``AsStridedBackward0_copy``)."""
+    return _as_strided(input, size, stride, storage_offset, indexing_ops.AsStridedCopy)
+
+
+def as_strided_scatter(
+    input: Any,
+    src: Any,
+    size: Sequence[int],
+    stride: Sequence[int],
+    storage_offset: int | None = None,
+) -> Any:
+    """A contiguous copy of ``input`` with ``src`` written into its ``as_strided(size,
+    stride, storage_offset)`` view (offsets count from the copy's start). ``input`` gets
+    the gradient outside that view (torch's backward gives it the view's instead).
+
+    Example: ``hookgrad.zeros(4).as_strided_scatter(hookgrad.ones(2), (2,), (2,))`` is
+    ``tensor([1., 0., 1., 0.])``.
+    """
+    size, stride = _strided_layout(input, size, stride, storage_offset, "as_strided_scatter")
+    if input.requires_grad and is_grad_enabled() and not input.is_contiguous():
+        raise RuntimeError("as_strided_scatter is currently only supported for contiguous inputs")
+    expected = as_strided(contiguous(input.detach()).clone(), size, stride, storage_offset)
+    if src._data.shape != expected._data.shape:
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = "
+            f"{list(src._data.shape)}, slice size = {list(expected._data.shape)}"
+        )
+    arrays = (input._data, src._data.astype(input._data.dtype, copy=False))
+    return apply_arrays(
+        indexing_ops.AsStridedScatter(size, stride, storage_offset), (input, src), arrays
+    )
 
 
 # ---------------------------------------------------------------- padding
@@ -500,6 +949,250 @@ def _check_pad(
         raise RuntimeError(f"Trying to create tensor with negative dimension {out}: {new}")
 
 
+# ---------------------------------------------------------------- in-place variants
+# NOTE: the in-place variants of shape and indexing ops that ``inplace.py`` does not
+# have live here: this module may import it, ``indexing.py`` and ``joining.py`` may not
+# (``inplace.py`` imports them).
+
+
+def scatter_reduce_(
+    input: Any, dim: int, index: Any, src: Any, reduce: str, *, include_self: bool = True
+) -> Any:
+    """``scatter_reduce`` in place; returns ``input``."""
+    op = scatter_reduce_op(input, dim, index, src, reduce, include_self)
+    return _inplace_op(input, op, (index, src), copy=True)
+
+
+def index_reduce_(
+    input: Any, dim: int, index: Any, source: Any, reduce: str, *, include_self: bool = True
+) -> Any:
+    """``index_reduce`` in place; returns ``input``."""
+    op = index_reduce_op(input, dim, index, source, reduce, include_self)
+    return _inplace_op(input, op, (index, source), copy=True)
+
+
+def index_copy_(input: Any, dim: int, index: Any, source: Any) -> Any:
+    """``index_copy`` in place; returns ``input``."""
+    return _inplace(input, lambda x, i, s: index_copy(x, dim, i, s), (index, source))
+
+
+def index_fill_(input: Any, dim: int, index: Any, value: Any) -> Any:
+    """``index_fill`` in place; returns ``input``."""
+    return _inplace(input, lambda x, i, v: index_fill(x, dim, i, v), (index, value))
+
+
+def masked_scatter_(input: Any, mask: Any, source: Any) -> Any:
+    """``masked_scatter`` in place (``mask`` broadcasts to ``input``'s shape); returns
+    ``input``."""
+    shape, mask_shape = input._data.shape, mask._data.shape
+    if len(mask_shape) > len(shape):
+        raise RuntimeError(
+            f"expand(CPU{dtypes.legacy_name(mask.dtype)}Type{{{list(mask_shape)}}}, "
+            f"size={list(shape)}): the number of sizes provided ({len(shape)}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({len(mask_shape)})"
+        )
+    mask.expand(shape)
+    return _inplace(input, masked_scatter, (mask, source))
+
+
+def put_(input: Any, index: Any, source: Any, accumulate: bool = False) -> Any:
+    """``put`` in place; returns ``input``."""
+    return _inplace(input, lambda x, i, s: put(x, i, s, accumulate), (index, source))
+
+
+def tril_(input: Any, diagonal: int = 0) -> Any:
+    """``tril`` in place; returns ``input``."""
+    return _inplace(input, lambda x: tril(x, diagonal))
+
+
+def triu_(input: Any, diagonal: int = 0) -> Any:
+    """``triu`` in place; returns ``input``."""
+    return _inplace(input, lambda x: triu(x, diagonal))
+
+
+# ---------------------------------------------------------------- conjugation flags, detach, layout
+# NOTE: hookgrad's ``conj`` makes its result at once (a copy): no tensor carries torch's
+# lazy conjugate or negative bit, so ``is_conj`` / ``is_neg`` are False and the
+# ``resolve_*`` functions return their input.
+
+
+def is_conj(input: Any) -> bool:
+    """Whether ``input`` is a lazy conjugate (never in hookgrad: ``conj`` copies)."""
+    return False
+
+
+def is_neg(input: Any) -> bool:
+    """Whether ``input`` has torch's lazy negative bit (never in hookgrad)."""
+    return False
+
+
+def resolve_conj(input: Any) -> Any:
+    """``input`` with a lazy conjugation done: ``input`` itself here (see ``is_conj``)."""
+    return input
+
+
+def resolve_neg(input: Any) -> Any:
+    """``input`` with a lazy negation done: ``input`` itself here (see ``is_neg``)."""
+    return input
+
+
+def conj_physical(input: Any) -> Any:
+    """The complex conjugate as a new tensor (``ConjPhysicalBackward0``); a real tensor
+    is returned itself. Example: ``hookgrad.conj_physical(hookgrad.tensor([1j]))`` is
+    ``tensor([-0.-1.j])``."""
+    if not input.dtype.is_complex:
+        return input
+    return apply(ops.ConjPhysical(), input)
+
+
+def conj_physical_(input: Any) -> Any:
+    """``conj_physical`` in place (``ConjPhysicalBackward1``); returns ``input``."""
+    if not input.dtype.is_complex:
+        return input
+    return _inplace_op(input, ops.ConjPhysicalInplace())
+
+
+def detach(input: Any) -> Any:
+    """``input.detach()``: the same data without history."""
+    return input.detach()
+
+
+def detach_(input: Any) -> Any:
+    """``input.detach_()``: ``input`` cut from its history, in place."""
+    return input.detach_()
+
+
+def ndimension(input: Any) -> int:
+    """The number of dims (``dim()``; torch's older name)."""
+    return input._data.ndim
+
+
+def dim_order(input: Any, *, ambiguity_check: Any = False) -> tuple[int, ...]:
+    """The dims from outermost to innermost in memory (torch's order for ties).
+
+    ``ambiguity_check=True`` raises when several orders fit (a size-1 dim, equal
+    strides); a list of memory formats raises unless exactly one fits. Example:
+    ``hookgrad.zeros(2, 3, 4).transpose(0, 2).dim_order() == (2, 1, 0)``.
+    """
+    if not isinstance(ambiguity_check, (bool, list)) or (
+        isinstance(ambiguity_check, list)
+        and not all(isinstance(f, memory_format) for f in ambiguity_check)
+    ):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    shape, strides = input._data.shape, torch_strides(input._data)
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    check = ambiguity_check if isinstance(ambiguity_check, bool) else True
+    several = any(a == b for a, b in zip(strides, strides[1:])) or 1 in shape
+    if check and several and sum(input.is_contiguous(memory_format=f) for f in formats) != 1:
+        raise RuntimeError(
+            "The tensor does not have unique dim order, or cannot map to exact one of the given "
+            "memory formats."
+        )
+    order, ambiguous = _memory_order(input, shape, strides, ambiguity_check is not False)
+    if ambiguous:
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(order)
+
+
+def _memory_order(
+    input: Any, shape: tuple[int, ...], strides: tuple[int, ...], check: bool
+) -> tuple[list[int], bool]:
+    """torch's ``compute_elementwise_output_logical_to_physical_perm`` for one tensor."""
+    ndim = len(shape)
+    if ndim <= 1:
+        return list(range(ndim)), False
+    dense = input.is_contiguous()
+    channels_last = ndim == 4 and input.is_contiguous(memory_format=channels_last_format)
+    if dense and not channels_last:
+        return list(range(ndim)), False
+    if channels_last and not dense:
+        return [0, *range(2, ndim), 1], False
+
+    def at_least(a: int, b: int) -> bool:
+        return b == 0 or (a != 0 and (a >= b or a % b == 0))
+
+    def should_swap(a: int, b: int) -> int:
+        if strides[a] == 0 or strides[b] == 0:
+            return 0
+        if strides[a] == strides[b]:
+            return 0 if at_least(shape[b], shape[a]) else 1
+        if at_least(strides[b], strides[a]):
+            return -1
+        return 1 if at_least(strides[a], strides[b]) else 0
+
+    perm = list(reversed(range(ndim)))
+    for i in range(1, ndim):
+        second = i
+        for first in reversed(range(i)):
+            comparison = should_swap(perm[first], perm[second])
+            if comparison > 0:
+                perm[first], perm[second] = perm[second], perm[first]
+                second = first
+            elif comparison < 0:
+                break
+    ambiguous = check and any(should_swap(a, b) != -1 for a, b in zip(perm, perm[1:]))
+    return list(reversed(perm)), ambiguous
+
+
+# ---------------------------------------------------------------- Python functions elementwise
+
+
+def apply_(input: Any, callable: Any) -> Any:  # noqa: A002 (torch's name)
+    """Replace each element ``v`` of ``input`` by ``callable(v)`` (a Python function of
+    a Python number), in place; slow, and not for tensors that require grad.
+
+    Example: ``hookgrad.tensor([1.0, 2.0]).apply_(lambda v: v * 2)`` is
+    ``tensor([2., 4.])``.
+    """
+    _check_python_map(input, "apply_")
+    return _map_into(input, callable)
+
+
+def map_(input: Any, tensor: Any, callable: Any) -> Any:  # noqa: A002 (torch's name)
+    """``input[i] = callable(input[i], tensor[i])`` for every element, ``tensor``
+    broadcast to ``input``'s shape and of its dtype; in place."""
+    _check_python_map(input, "map_")
+    return _map_into(input, callable, _mapped_operand(input, tensor, "map_", "other"))
+
+
+def map2_(input: Any, x: Any, y: Any, callable: Any) -> Any:  # noqa: A002 (torch's name)
+    """``input[i] = callable(input[i], x[i], y[i])`` for every element (``x``, ``y``
+    broadcast to ``input``'s shape, of its dtype); in place."""
+    _check_python_map(input, "map2_")
+    operands = (_mapped_operand(input, x, "map2_", "x"), _mapped_operand(input, y, "map2_", "y"))
+    return _map_into(input, callable, *operands)
+
+
+def _check_python_map(input: Any, name: str) -> None:
+    if input.requires_grad:
+        raise RuntimeError(
+            f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() "
+            "instead."
+        )
+
+
+def _mapped_operand(input: Any, operand: Any, name: str, label: str) -> np.ndarray:
+    if operand.dtype is not input.dtype:
+        raise TypeError(
+            f"{name}: expected {_legacy_type(input)} for '{label}' (got {_legacy_type(operand)})"
+        )
+    return operand.expand(input._data.shape)._data
+
+
+def _legacy_type(tensor: Any) -> str:
+    return f"torch.{dtypes.legacy_name(tensor.dtype)}Tensor"
+
+
+def _map_into(input: Any, function: Any, *operands: np.ndarray) -> Any:
+    data = input._data
+    kind = data.dtype.type
+    for index in np.ndindex(data.shape):
+        values = (data[index].item(), *(operand[index].item() for operand in operands))
+        data[index] = kind(function(*values))
+    input._bump_version()
+    return input
+
+
 # ---------------------------------------------------------------- Tensor methods
 
 
@@ -530,6 +1223,41 @@ class ShapeMethods:
     chunk = chunk
     unbind = unbind
     tensor_split = tensor_split
+    split_with_sizes = split_with_sizes
+    unsafe_split = unsafe_split
+    unsafe_split_with_sizes = unsafe_split_with_sizes
+    unsafe_chunk = unsafe_chunk
+    hsplit = hsplit
+    vsplit = vsplit
+    dsplit = dsplit
+    unfold = unfold
+    narrow_copy = narrow_copy
+    broadcast_to = broadcast_to
+    adjoint = adjoint
+    mH = property(_matrix_adjoint, doc="The conjugate transpose of (a batch of) matrices.")
+    H = property(_conjugate_transpose, doc="The conjugate transpose of a matrix.")
+    diagflat = diagflat
+    is_conj = is_conj
+    is_neg = is_neg
+    resolve_conj = resolve_conj
+    resolve_neg = resolve_neg
+    conj_physical = conj_physical
+    conj_physical_ = conj_physical_
+    dim_order = dim_order
+    ndimension = ndimension
+    as_strided = as_strided
+    as_strided_scatter = as_strided_scatter
+    apply_ = apply_
+    map_ = map_
+    map2_ = map2_
+    scatter_reduce_ = scatter_reduce_
+    index_reduce_ = index_reduce_
+    index_copy_ = index_copy_
+    index_fill_ = index_fill_
+    masked_scatter_ = masked_scatter_
+    put_ = put_
+    tril_ = tril_
+    triu_ = triu_
     narrow = narrow
     select = select
     slice_scatter = slice_scatter
@@ -541,6 +1269,9 @@ class ShapeMethods:
     tril = tril
     triu = triu
     flip = flip
+    fliplr = fliplr
+    flipud = flipud
+    rot90 = rot90
     roll = roll
     repeat = repeat
     tile = tile

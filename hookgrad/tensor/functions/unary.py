@@ -16,7 +16,8 @@ from hookgrad.ops import special
 from hookgrad.ops import unary as ops
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply_arrays, wrap_constant
-from hookgrad.tensor.promotion import float_arrays, is_scalar
+from hookgrad.tensor.functions.generated import check_out, public, write_out
+from hookgrad.tensor.promotion import binary_arrays, float_arrays, is_scalar
 from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
@@ -30,12 +31,11 @@ __all__ = [
     "clamp_max",
     "clamp_min",
     "clip",
-    "erf",
-    "erfc",
-    "erfinv",
     "fix",
     "floor",
     "frac",
+    "igamma",
+    "igammac",
     "isfinite",
     "isinf",
     "isnan",
@@ -44,6 +44,7 @@ __all__ = [
     "lerp",
     "logit",
     "nan_to_num",
+    "polygamma",
     "relu",
     "round",
     "sgn",
@@ -202,19 +203,58 @@ def logit(input: Any, eps: float | None = None) -> Any:
     return _real_floating(ops.Logit(eps), input, "logit", "logit_cpu")
 
 
-def erf(input: Any) -> Any:
-    """Elementwise error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""
-    return _real_floating(special.Erf(), input, "erf", "erf_vml_cpu")
+# ---------------------------------------------------------------- the gamma family
 
 
-def erfc(input: Any) -> Any:
-    """Elementwise ``1 - erf(input)``, accurate where ``erf`` is close to 1."""
-    return _real_floating(special.Erfc(), input, "erfc", "erfc_vml_cpu")
+def _with_out(result: Any, out: Any, name: str, inputs: tuple[Any, ...]) -> Any:
+    """``result`` written into ``out`` with torch's rules when ``out`` is given."""
+    if out is None:
+        return result
+    check_out(name, inputs, out)
+    return write_out(result, out)
 
 
-def erfinv(input: Any) -> Any:
-    """Elementwise inverse of ``erf``: ``±inf`` at ``±1``, NaN outside [-1, 1]."""
-    return _real_floating(special.Erfinv(), input, "erfinv", "erfinv_vml_cpu")
+def polygamma(n: int, input: Any, *, out: Any = None) -> Any:
+    """The ``n``-th derivative of the digamma function, elementwise (``n >= 0``;
+    ``polygamma(0, x)`` is ``digamma(x)``). Integer tensors compute in the default float
+    dtype. Example: ``hookgrad.polygamma(1, hookgrad.tensor([1.0]))`` is ``pi^2 / 6``.
+    """
+    if type(n) is not int:
+        raise TypeError(
+            f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}"
+        )
+    _check_tensor(input, "polygamma", "input", 2)
+    return _POLYGAMMA(input, n, out=out)
+
+
+_POLYGAMMA = public(special.Polygamma)
+
+
+def _incomplete_gamma(op: Any, name: str, input: Any, other: Any, out: Any) -> Any:
+    _check_tensor(input, name)
+    _check_tensor(other, name, "other", 2)
+    a, x = binary_arrays(input, other)
+    return _with_out(apply_arrays(op, (input, other), (a, x)), out, name, (input, other))
+
+
+def igamma(input: Any, other: Any, *, out: Any = None) -> Any:
+    """The regularised lower incomplete gamma function ``P(input, other)`` =
+    ``gamma(a, x) / Gamma(a)``, elementwise and broadcast, for floating tensors.
+
+    Differentiable in ``other`` only (torch has no derivative in ``input``). Example:
+    ``hookgrad.igamma(hookgrad.tensor([1.0]), hookgrad.tensor([2.0]))`` is ``1 - e^-2``.
+    """
+    return _incomplete_gamma(special.Igamma(), "igamma", input, other, out)
+
+
+def igammac(input: Any, other: Any, *, out: Any = None) -> Any:
+    """The regularised upper incomplete gamma function ``Q(input, other)`` =
+    ``1 - P(input, other)``, elementwise and broadcast, for floating tensors.
+
+    Differentiable in ``other`` only. Example: ``hookgrad.igammac(hookgrad.tensor([1.0]),
+    hookgrad.tensor([2.0]))`` is ``e^-2``.
+    """
+    return _incomplete_gamma(special.Igammac(), "igammac", input, other, out)
 
 
 # ---------------------------------------------------------------- clamping
@@ -485,9 +525,8 @@ class UnaryMethods:
     arctan2 = atan2
     relu = relu
     logit = logit
-    erf = erf
-    erfc = erfc
-    erfinv = erfinv
+    igamma = igamma
+    igammac = igammac
     clamp = clamp
     clip = clamp
     clamp_min = clamp_min
@@ -506,3 +545,7 @@ class UnaryMethods:
     isfinite = isfinite
     xlogy = xlogy
     lerp = lerp
+
+    def polygamma(self, n: int) -> Any:
+        """``hookgrad.polygamma(n, self)``: torch's method takes ``n`` only."""
+        return polygamma(n, self)

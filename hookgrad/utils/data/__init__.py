@@ -14,11 +14,27 @@ Modules: ``dataset`` (datasets, ``random_split``), ``sampler`` and ``distributed
 (samplers), ``collate`` (``default_collate``, ``default_convert``), ``fetch`` (sampler keys
 to a batch), ``dataloader`` (``DataLoader``), ``iterators`` and ``multiprocess`` (a pass
 over a loader, without and with workers), ``worker`` (the worker process side),
-``signal_handling`` (noticing dead workers).
+``signal_handling`` (noticing dead workers); ``datapipes`` (torch's DataPipes, with
+``graph`` and ``graph_settings`` for their graphs).
 """
 
+from hookgrad.utils.data import datapipes, graph, graph_settings  # noqa: F401 (torch's submodules)
 from hookgrad.utils.data.collate import default_collate, default_convert
 from hookgrad.utils.data.dataloader import DataLoader
+from hookgrad.utils.data.datapipes._decorator import (
+    argument_validation,
+    functional_datapipe,
+    guaranteed_datapipes_determinism,
+    non_deterministic,
+    runtime_validation,
+    runtime_validation_disabled,
+)
+from hookgrad.utils.data.datapipes.datapipe import (
+    DataChunk,
+    DFIterDataPipe,
+    IterDataPipe,
+    MapDataPipe,
+)
 from hookgrad.utils.data.dataset import (
     ChainDataset,
     ConcatDataset,
@@ -45,10 +61,14 @@ __all__ = [
     "BatchSampler",
     "ChainDataset",
     "ConcatDataset",
+    "DFIterDataPipe",
+    "DataChunk",
     "DataLoader",
     "Dataset",
     "DistributedSampler",
+    "IterDataPipe",
     "IterableDataset",
+    "MapDataPipe",
     "RandomSampler",
     "Sampler",
     "SequentialSampler",
@@ -58,8 +78,14 @@ __all__ = [
     "TensorDataset",
     "WeightedRandomSampler",
     "_DatasetKind",
+    "argument_validation",
     "default_collate",
     "default_convert",
+    "functional_datapipe",
     "get_worker_info",
+    "guaranteed_datapipes_determinism",
+    "non_deterministic",
     "random_split",
+    "runtime_validation",
+    "runtime_validation_disabled",
 ]

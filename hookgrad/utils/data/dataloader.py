@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 
 from hookgrad.tensor.random import Generator
 from hookgrad.utils.data.collate import default_collate, default_convert
+from hookgrad.utils.data.datapipes import loading as datapipe_loading
 from hookgrad.utils.data.dataset import Dataset, IterableDataset
 from hookgrad.utils.data.fetch import DatasetKind
 from hookgrad.utils.data.iterators import _BaseDataLoaderIter, _SingleProcessDataLoaderIter
@@ -112,7 +113,8 @@ class DataLoader(Generic[T_co]):
         prefetch_factor = _check_worker_options(
             num_workers, timeout, prefetch_factor, persistent_workers
         )
-        self.dataset = dataset
+        # A DataPipe is kept in torch's serialization wrapper (datapipes.loading).
+        self.dataset = datapipe_loading.wrap(dataset)
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
         self.pin_memory = pin_memory
@@ -124,6 +126,7 @@ class DataLoader(Generic[T_co]):
 
         if isinstance(dataset, IterableDataset):
             self._dataset_kind = DatasetKind.Iterable
+            shuffle = datapipe_loading.apply_shuffle(dataset, shuffle)
             _check_iterable_options(shuffle, sampler, batch_sampler)
         else:
             shuffle = bool(shuffle)

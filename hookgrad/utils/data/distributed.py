@@ -1,7 +1,8 @@
 """``hookgrad.utils.data.distributed``: ``DistributedSampler``, the share of a dataset that
 one of ``num_replicas`` processes reads.
 
-hookgrad has no process groups, so ``num_replicas`` and ``rank`` are given explicitly.
+``num_replicas`` and ``rank`` default to the world size and rank of the default process
+group (``hookgrad.distributed``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import math
 from collections.abc import Iterator, Sized
 from typing import TypeVar
 
+from hookgrad import distributed as dist
 from hookgrad.tensor.random import Generator, randperm
 from hookgrad.utils.data.sampler import Sampler
 
@@ -24,12 +26,19 @@ class DistributedSampler(Sampler[T_co]):
     ``randperm(len(dataset))`` from a generator seeded with ``seed + epoch`` (the same on
     every replica) when ``shuffle``, else ``0, 1, ...``; it is padded by repeating its start
     (or, with ``drop_last``, cut) to a multiple of ``num_replicas``. Call
-    ``set_epoch(epoch)`` before each epoch for a new order.
+    ``set_epoch(epoch)`` before each epoch for a new order. ``num_replicas`` and ``rank``
+    default to the default process group's size and this process's rank.
 
     Example::
 
         s = DistributedSampler(range(10), num_replicas=4, rank=1, shuffle=False)
         list(s)       # [1, 5, 9]
+
+        sampler = DistributedSampler(train_set)        # after dist.init_process_group
+        loader = DataLoader(train_set, batch_size=32, sampler=sampler)
+        for epoch in range(epochs):
+            sampler.set_epoch(epoch)
+            for x, y in loader: ...
     """
 
     def __init__(
@@ -41,8 +50,14 @@ class DistributedSampler(Sampler[T_co]):
         seed: int = 0,
         drop_last: bool = False,
     ) -> None:
-        if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available")
+        if num_replicas is None:
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            num_replicas = dist.get_world_size()
+        if rank is None:
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            rank = dist.get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(
                 f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from hookgrad.utils.data.datapipes import loading as datapipe_loading
 from hookgrad.utils.data.fetch import DatasetKind
 from hookgrad.utils.data.sampler import draw_seed
 
@@ -26,6 +27,8 @@ class _BaseDataLoaderIter:
 
     def __init__(self, loader: Any) -> None:
         self._dataset = loader.dataset
+        # A DataPipe's random pipes are seeded from the loader's generator first, as torch.
+        self._shared_seed = datapipe_loading.seed_pass(self._dataset, loader.generator)
         self._dataset_kind = loader._dataset_kind
         self._IterableDataset_len_called = loader._IterableDataset_len_called
         self._auto_collation = loader._auto_collation
@@ -58,6 +61,7 @@ class _BaseDataLoaderIter:
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
         self._IterableDataset_len_called = loader._IterableDataset_len_called
+        self._shared_seed = datapipe_loading.seed_pass(self._dataset, loader.generator)
 
     def _next_index(self) -> Any:
         return next(self._sampler_iter)
@@ -103,6 +107,7 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
 
     def __init__(self, loader: Any) -> None:
         super().__init__(loader)
+        datapipe_loading.shard_in_process(self._dataset)
         self._dataset_fetcher = DatasetKind.create_fetcher(
             self._dataset_kind,
             self._dataset,

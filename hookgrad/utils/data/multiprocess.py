@@ -16,6 +16,7 @@ import queue
 from typing import Any
 
 from hookgrad.utils.data import signal_handling
+from hookgrad.utils.data.datapipes import loading as datapipe_loading
 from hookgrad.utils.data.iterators import _BaseDataLoaderIter
 from hookgrad.utils.data.worker import (
     STATUS_CHECK_INTERVAL,
@@ -63,8 +64,12 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_status = [True] * self._num_workers
         self._shutdown = False
         _request_queues[id(self)] = self._index_queues
+        # A DataPipe is seeded and sharded in each worker before ``worker_init_fn``.
+        init_fn = datapipe_loading.worker_init_fn(
+            self._dataset, loader.worker_init_fn, self._shared_seed
+        )
         for worker_id in range(self._num_workers):
-            self._start_worker(context, loader.worker_init_fn, worker_id)
+            self._start_worker(context, init_fn, worker_id)
         signal_handling.set_worker_pids(id(self), tuple(w.pid for w in self._workers))
         signal_handling.set_sigchld_handler()
         self._worker_pids_set = True

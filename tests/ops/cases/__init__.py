@@ -6,16 +6,25 @@ against torch (float32 and float64), ``gradcheck`` and ``gradgradcheck`` in floa
 """
 
 from tests.ops.cases import arithmetic, conv, indexing, linalg, reduction, shape, unary
+from tests.ops.cases import activation as nn_activation
+from tests.ops.cases import fft
+from tests.ops.cases import loss as nn_loss
+from tests.ops.cases import restride, special
 from tests.ops.cases.spec import OpCase
 
 ALL_CASES: list[OpCase] = [
     *arithmetic.CASES,
     *unary.CASES,
+    *special.CASES,
     *reduction.CASES,
     *shape.CASES,
     *indexing.CASES,
     *linalg.CASES,
+    *fft.CASES,
     *conv.CASES,
+    *nn_activation.CASES,
+    *nn_loss.CASES,
+    *restride.CASES,
 ]
 
 __all__ = ["ALL_CASES", "OpCase"]

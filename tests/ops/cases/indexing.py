@@ -134,4 +134,95 @@ MASKS_TAKE = [
     OpCase("take_along_dim_flat", lambda t, a, i: a.take_along_dim(i), ((2, 3), _ints(5, 0, 5))),
 ]
 
-CASES: list[OpCase] = [*GETITEM, *INDEX_PUT, *GATHER_SCATTER, *INDEX_SELECT_ADD, *MASKS_TAKE]
+REDUCTIONS = [
+    OpCase(
+        "scatter_reduce_sum_excl",
+        lambda t, a, i, s: a.scatter_reduce(1, i, s, "sum", include_self=False),
+        ((3, 5), _ints([0, 0, 3], [2, 2, 2], [4, 1, 0]), (3, 3)),
+    ),
+    OpCase(
+        "scatter_reduce_prod",
+        lambda t, a, i, s: t.scatter_reduce(a, 0, i, s, "prod"),
+        ((3, 2), _ints([0, 2], [0, 0]), (2, 2)),
+    ),
+    OpCase(
+        "scatter_reduce_mean_excl",
+        lambda t, a, i, s: a.scatter_reduce(-1, i, s, "mean", include_self=False),
+        ((2, 4), _ints([1, 1, 3], [0, 2, 0]), (2, 3)),
+    ),
+    OpCase(
+        "scatter_reduce_amax",
+        lambda t, a, i, s: a.scatter_reduce(1, i, s, "amax"),
+        ((2, 4), _ints([1, 1, 3], [0, 2, 0]), (2, 3)),
+        distinct=True,
+    ),
+    OpCase(
+        "scatter_reduce_amin_excl",
+        lambda t, a, i, s: a.scatter_reduce(0, i, s, "amin", include_self=False),
+        ((3, 2), _ints([2, 0], [2, 0]), (2, 2)),
+        distinct=True,
+    ),
+    OpCase(
+        "index_reduce_prod",
+        lambda t, a, i, s: a.index_reduce(1, i, s, "prod"),
+        ((2, 4), _ints(3, 0, 3), (2, 3)),
+    ),
+    OpCase(
+        "index_reduce_mean_excl",
+        lambda t, a, i, s: t.index_reduce(a, 0, i, s, "mean", include_self=False),
+        ((3, 2), _ints(2, 2), (2, 2)),
+    ),
+    OpCase(
+        "index_reduce_amax_excl",
+        lambda t, a, i, s: a.index_reduce(-1, i, s, "amax", include_self=False),
+        ((2, 3), _ints(0, 2, 0), (2, 3)),
+        distinct=True,
+    ),
+    OpCase(
+        "index_reduce_amin",
+        lambda t, a, i, s: a.index_reduce(0, i, s, "amin"),
+        ((3, 2), _ints(1, 1), (2, 2)),
+        distinct=True,
+    ),
+    OpCase("index_copy", lambda t, a, i, s: a.index_copy(1, i, s), ((2, 4), _ints(3, 0), (2, 2))),
+    OpCase(
+        "index_copy_0dim_source",
+        lambda t, a, i, s: t.index_copy(a, 0, i, s),
+        ((3,), Const(lambda r: np.array(1)), ()),
+    ),
+    OpCase("repeat_interleave", lambda t, a: a.repeat_interleave(2), ((2, 3),)),
+    OpCase("repeat_interleave_dim", lambda t, a: t.repeat_interleave(a, 3, dim=-1), ((2, 2),)),
+    OpCase(
+        "repeat_interleave_tensor",
+        lambda t, a, r: a.repeat_interleave(r, dim=0),
+        ((3, 2), _ints(2, 0, 1)),
+    ),
+    OpCase(
+        "inplace_indexing",
+        lambda t, a, s, v: (
+            (a * 1)
+            .index_copy_(0, t.tensor([2]), s)
+            .index_fill_(1, t.tensor([1]), v)
+            .masked_scatter_(t.tensor([True, False, False]), s * 2)
+            .put_(t.tensor([0, 8]), v.expand(2), accumulate=True)
+        ),
+        ((3, 3), (1, 3), ()),
+    ),
+    OpCase(
+        "inplace_reductions",
+        lambda t, a, s: (
+            (a * 1).scatter_reduce_(1, t.tensor([[0, 0], [2, 1]]), s, "prod", include_self=False)
+            * 2
+        ).index_reduce_(1, t.tensor([2, 2]), s, "mean"),
+        ((2, 3), (2, 2)),
+    ),
+]
+
+CASES: list[OpCase] = [
+    *GETITEM,
+    *INDEX_PUT,
+    *GATHER_SCATTER,
+    *INDEX_SELECT_ADD,
+    *MASKS_TAKE,
+    *REDUCTIONS,
+]

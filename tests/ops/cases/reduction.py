@@ -1,5 +1,7 @@
 """Op cases: reductions and scans (sum, mean, var/std, prod, max/min/median, amax/amin,
-logsumexp, norm, cumsum/cumprod, softmax/log_softmax).
+logsumexp, norm, cumsum/cumprod, softmax/log_softmax), the NaN-ignoring reductions,
+aminmax, sorting and selection (sort, topk, kthvalue, mode), cummax/cummin and
+logcumsumexp.
 
 Ops whose gradient jumps where elements tie (max, median, inf-norms) use
 ``distinct=True``; ties and zeros are tested against torch in ``test_reduction.py``.
@@ -95,4 +97,54 @@ CASES: list[OpCase] = [
     OpCase("log_softmax", lambda t, a: a.log_softmax(1), ((3, 4),)),
     OpCase("log_softmax_dim0", lambda t, a: t.log_softmax(a, 0), ((3, 4, 2),)),
     OpCase("log_softmax_large", lambda t, a: (a * 500).log_softmax(0), ((3, 2),)),
+    # nan-ignoring reductions and aminmax
+    OpCase("nansum", lambda t, a: a.nansum(), ((3, 4),)),
+    OpCase("nansum_dims", lambda t, a: t.nansum(a, (0, -1), keepdim=True), ((2, 3, 4),)),
+    OpCase("nanmean_dim", lambda t, a: a.nanmean(1), ((3, 4),)),
+    OpCase("nanmedian", lambda t, a: a.nanmedian(), ((3, 4),), distinct=True),
+    OpCase("nanmedian_dim", lambda t, a: t.nanmedian(a, 0, True), ((4, 3),), distinct=True),
+    OpCase("aminmax", lambda t, a: t.aminmax(a), ((3, 4),), distinct=True),
+    OpCase("aminmax_dim", lambda t, a: a.aminmax(dim=-1, keepdim=True), ((3, 4),), distinct=True),
+    # sorting and selection
+    OpCase("sort", lambda t, a: a.sort(), ((3, 4),), distinct=True),
+    OpCase("sort_descending", lambda t, a: t.sort(a, 0, True), ((3, 4),), distinct=True),
+    OpCase("sort_stable", lambda t, a: a.sort(dim=1, stable=True), ((2, 5),), distinct=True),
+    OpCase("sort_0dim", lambda t, a: a.sort(), ((),)),
+    OpCase("msort", lambda t, a: t.msort(a), ((4, 3),), distinct=True),
+    OpCase("topk", lambda t, a: a.topk(2), ((3, 4),), distinct=True),
+    OpCase("topk_smallest", lambda t, a: t.topk(a, 3, 0, largest=False), ((4, 2),), distinct=True),
+    OpCase("kthvalue", lambda t, a: a.kthvalue(2), ((3, 4),), distinct=True),
+    OpCase("kthvalue_keepdim", lambda t, a: t.kthvalue(a, 3, 0, True), ((4, 2),), distinct=True),
+    OpCase("mode", lambda t, a: a.mode(0), ((3, 4),), distinct=True),
+    # running extremes and logcumsumexp
+    OpCase("cummax", lambda t, a: a.cummax(1), ((3, 4),), distinct=True),
+    OpCase("cummin", lambda t, a: t.cummin(a, 0), ((4, 3),), distinct=True),
+    OpCase("logcumsumexp", lambda t, a: a.logcumsumexp(1), ((3, 4),)),
+    OpCase("logcumsumexp_large", lambda t, a: (a * 300).logcumsumexp(0), ((4, 2),)),
+    OpCase("cumsum_inplace", lambda t, a: (a * 1).cumsum_(1), ((3, 4),)),
+    OpCase("cumprod_inplace", lambda t, a: (a * 1).cumprod_(0), ((3, 4),)),
+    # statistics
+    OpCase("quantile", lambda t, a: a.quantile(0.3), ((3, 4),), distinct=True),
+    OpCase(
+        "quantile_vector_dim",
+        lambda t, a: t.quantile(a, t.tensor([0.25, 0.9], dtype=a.dtype), dim=0, keepdim=True),
+        ((4, 3),),
+        distinct=True,
+    ),
+    OpCase(
+        "nanquantile_nearest",
+        lambda t, a: a.nanquantile(0.6, 1, interpolation="nearest"),
+        ((3, 4),),
+        distinct=True,
+    ),
+    OpCase("cov", lambda t, a: t.cov(a), ((3, 5),)),
+    OpCase("cov_aweights", lambda t, a, w: t.cov(a, aweights=w.abs() + 0.5), ((2, 4), (4,))),
+    OpCase("corrcoef", lambda t, a: t.corrcoef(a), ((3, 5),)),
+    OpCase("diff", lambda t, a: a.diff(), ((3, 4),)),
+    OpCase("diff_append", lambda t, a, b: t.diff(a, 2, 0, append=b), ((3, 4), (1, 4))),
+    OpCase("gradient", lambda t, a: t.gradient(a), ((3, 4),)),
+    OpCase("gradient_edge2", lambda t, a: t.gradient(a, spacing=0.5, edge_order=2), ((4, 3),)),
+    OpCase("trapezoid", lambda t, a: t.trapezoid(a), ((3, 4),)),
+    OpCase("trapezoid_x", lambda t, y, x: t.trapezoid(y, x), ((3, 4), (4,))),
+    OpCase("cumulative_trapezoid", lambda t, a: t.cumulative_trapezoid(a, dx=2.0), ((3, 4),)),
 ]

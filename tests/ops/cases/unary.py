@@ -98,6 +98,9 @@ CASES = [
         low=0.5,
         high=2.0,
     ),
+    # angles
+    *_cases("deg2rad", lambda t, a: t.deg2rad(a) * 30),
+    *_cases("rad2deg", lambda t, a: a.rad2deg()),
     # binary
     OpCase("xlogy", lambda t, a, b: t.xlogy(a, b), ((3, 4), (3, 4)), low=0.5, high=2.0),
     OpCase("xlogy_bcast", lambda t, a, b: a.xlogy(b), ((2, 3), (3,)), low=0.5, high=2.0),

@@ -1,0 +1,183 @@
+"""The registries from constraints to transforms (``torch.distributions.constraint_registry``).
+
+``biject_to(constraint)`` gives a bijective transform from the real space onto the
+constrained one (for Hamiltonian Monte Carlo: its log-det-Jacobian is well defined);
+``transform_to(constraint)`` gives any transform onto it, which may be cheaper or not
+invertible (for optimising a constrained parameter through an unconstrained one).
+``register`` adds a rule for a constraint class (or an instance's class).
+
+Example::
+
+    unconstrained = hookgrad.zeros(3, requires_grad=True)
+    scale = transform_to(constraints.positive)(unconstrained)    # exp: tensor([1., 1., 1.])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hookgrad.distributions import constraints, transforms
+from hookgrad.distributions.utils import Number
+
+__all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
+
+Factory = Callable[[Any], transforms.Transform]
+
+
+class ConstraintRegistry:
+    """A map from constraint classes to factories of transforms.
+
+    Example::
+
+        registry = ConstraintRegistry()
+
+        @registry.register(constraints.positive)
+        def to_positive(constraint):
+            return transforms.ExpTransform()
+    """
+
+    def __init__(self) -> None:
+        self._registry: dict[type, Factory] = {}
+        super().__init__()
+
+    def register(self, constraint: Any, factory: Factory | None = None) -> Any:
+        """Register ``factory(constraint) -> Transform`` for ``constraint`` (a Constraint
+        subclass, or an instance standing for its class); without ``factory``, a
+        decorator."""
+        if factory is None:
+            return lambda factory: self.register(constraint, factory)
+        if isinstance(constraint, constraints.Constraint):
+            constraint = type(constraint)
+        if not isinstance(constraint, type) or not issubclass(constraint, constraints.Constraint):
+            raise TypeError(
+                "Expected constraint to be either a Constraint subclass or instance, but got "
+                f"{constraint}"
+            )
+        self._registry[constraint] = factory
+        return factory
+
+    def __call__(self, constraint: constraints.Constraint) -> transforms.Transform:
+        """The transform registered for ``constraint``'s class."""
+        try:
+            factory = self._registry[type(constraint)]
+        except KeyError:
+            raise NotImplementedError(
+                f"Cannot transform {type(constraint).__name__} constraints"
+            ) from None
+        return factory(constraint)
+
+
+biject_to = ConstraintRegistry()
+transform_to = ConstraintRegistry()
+
+
+@biject_to.register(constraints.real)
+@transform_to.register(constraints.real)
+def _transform_to_real(constraint: Any) -> transforms.Transform:
+    return transforms.identity_transform
+
+
+@biject_to.register(constraints.independent)
+def _biject_to_independent(constraint: Any) -> transforms.Transform:
+    base_transform = biject_to(constraint.base_constraint)
+    return transforms.IndependentTransform(base_transform, constraint.reinterpreted_batch_ndims)
+
+
+@transform_to.register(constraints.independent)
+def _transform_to_independent(constraint: Any) -> transforms.Transform:
+    base_transform = transform_to(constraint.base_constraint)
+    return transforms.IndependentTransform(base_transform, constraint.reinterpreted_batch_ndims)
+
+
+@biject_to.register(constraints.positive)
+@biject_to.register(constraints.nonnegative)
+@transform_to.register(constraints.positive)
+@transform_to.register(constraints.nonnegative)
+def _transform_to_positive(constraint: Any) -> transforms.Transform:
+    return transforms.ExpTransform()
+
+
+@biject_to.register(constraints.greater_than)
+@biject_to.register(constraints.greater_than_eq)
+@transform_to.register(constraints.greater_than)
+@transform_to.register(constraints.greater_than_eq)
+def _transform_to_greater_than(constraint: Any) -> transforms.Transform:
+    return transforms.ComposeTransform(
+        [transforms.ExpTransform(), transforms.AffineTransform(constraint.lower_bound, 1)]
+    )
+
+
+@biject_to.register(constraints.less_than)
+@transform_to.register(constraints.less_than)
+def _transform_to_less_than(constraint: Any) -> transforms.Transform:
+    return transforms.ComposeTransform(
+        [transforms.ExpTransform(), transforms.AffineTransform(constraint.upper_bound, -1)]
+    )
+
+
+@biject_to.register(constraints.interval)
+@biject_to.register(constraints.half_open_interval)
+@transform_to.register(constraints.interval)
+@transform_to.register(constraints.half_open_interval)
+def _transform_to_interval(constraint: Any) -> transforms.Transform:
+    lower_is_0 = isinstance(constraint.lower_bound, Number) and constraint.lower_bound == 0
+    upper_is_1 = isinstance(constraint.upper_bound, Number) and constraint.upper_bound == 1
+    if lower_is_0 and upper_is_1:
+        return transforms.SigmoidTransform()
+    loc = constraint.lower_bound
+    scale = constraint.upper_bound - constraint.lower_bound
+    return transforms.ComposeTransform(
+        [transforms.SigmoidTransform(), transforms.AffineTransform(loc, scale)]
+    )
+
+
+@biject_to.register(constraints.simplex)
+def _biject_to_simplex(constraint: Any) -> transforms.Transform:
+    return transforms.StickBreakingTransform()
+
+
+@transform_to.register(constraints.simplex)
+def _transform_to_simplex(constraint: Any) -> transforms.Transform:
+    return transforms.SoftmaxTransform()
+
+
+@transform_to.register(constraints.lower_cholesky)
+def _transform_to_lower_cholesky(constraint: Any) -> transforms.Transform:
+    return transforms.LowerCholeskyTransform()
+
+
+@transform_to.register(constraints.positive_definite)
+@transform_to.register(constraints.positive_semidefinite)
+def _transform_to_positive_definite(constraint: Any) -> transforms.Transform:
+    return transforms.PositiveDefiniteTransform()
+
+
+@biject_to.register(constraints.corr_cholesky)
+@transform_to.register(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint: Any) -> transforms.Transform:
+    return transforms.CorrCholeskyTransform()
+
+
+@biject_to.register(constraints.cat)
+def _biject_to_cat(constraint: Any) -> transforms.Transform:
+    return transforms.CatTransform(
+        [biject_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths
+    )
+
+
+@transform_to.register(constraints.cat)
+def _transform_to_cat(constraint: Any) -> transforms.Transform:
+    return transforms.CatTransform(
+        [transform_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths
+    )
+
+
+@biject_to.register(constraints.stack)
+def _biject_to_stack(constraint: Any) -> transforms.Transform:
+    return transforms.StackTransform([biject_to(c) for c in constraint.cseq], constraint.dim)
+
+
+@transform_to.register(constraints.stack)
+def _transform_to_stack(constraint: Any) -> transforms.Transform:
+    return transforms.StackTransform([transform_to(c) for c in constraint.cseq], constraint.dim)
