@@ -5,12 +5,15 @@ from benchmarks import (
     checkpoint_memory,
     cnn_step,
     dataloader,
+    ddp,
     distributions,
+    func_vmap,
     hook_overhead,
     long_chain,
     lstm,
     mlp_step,
     op_overhead,
+    per_sample,
 )
 
 if __name__ == "__main__":
@@ -22,5 +25,8 @@ if __name__ == "__main__":
     attention.main()
     distributions.main()
     hook_overhead.main()
+    per_sample.main()
+    func_vmap.main()
     checkpoint_memory.main()
     dataloader.main()
+    ddp.main([])

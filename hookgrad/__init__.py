@@ -15,6 +15,7 @@ Use it as a drop-in for PyTorch's tensor and autograd API::
 import math as _math
 import sys as _sys
 
+# torch's small modules that libraries import at load time
 from hookgrad import (
     accelerator,
     amp,
@@ -25,18 +26,29 @@ from hookgrad import (
     distributed,
     distributions,
     fft,
+    func,
+    functional,
+    futures,
     linalg,
     mps,
+    multiprocessing,
     nn,
     optim,
+    overrides,
     profiler,
+    quasirandom,
+    return_types,
     serialization,
+    signal,
     special,
+    storage,
+    testing,
+    torch_version,
+    types,
     utils,
     version,
 )
-# torch's small modules that libraries import at load time
-from hookgrad import futures, overrides, return_types, testing, types
+from hookgrad.amp import GradScaler
 from hookgrad.amp.autocast_mode import autocast, get_autocast_dtype, is_autocast_enabled
 from hookgrad.autograd.anomaly_mode import (
     is_anomaly_check_nan_enabled,
@@ -61,6 +73,8 @@ from hookgrad.distributions._functions import (
     _standard_gamma,
     _standard_gamma_grad,
 )
+from hookgrad.func import vmap
+from hookgrad.futures import Future
 from hookgrad.grad_mode import (
     enable_grad,
     inference_mode,
@@ -84,6 +98,10 @@ from hookgrad.nn.functional.activation import (
     threshold,
     threshold_,
 )
+from hookgrad.nn.functional.adaptive_pooling import adaptive_avg_pool1d
+from hookgrad.nn.functional.adaptive_pooling import (
+    adaptive_max_pool1d_with_indices as adaptive_max_pool1d,
+)
 from hookgrad.nn.functional.conv import (
     conv1d,
     conv2d,
@@ -94,8 +112,8 @@ from hookgrad.nn.functional.conv import (
     conv_transpose3d,
     convolution,
 )
+from hookgrad.nn.functional.ctc_loss import torch_ctc_loss as ctc_loss
 from hookgrad.nn.functional.distance import cosine_similarity, pairwise_distance
-from hookgrad.nn.functional.linear import bilinear
 from hookgrad.nn.functional.dropout import torch_alpha_dropout as alpha_dropout
 from hookgrad.nn.functional.dropout import torch_alpha_dropout_ as alpha_dropout_
 from hookgrad.nn.functional.dropout import torch_dropout as dropout
@@ -110,16 +128,18 @@ from hookgrad.nn.functional.dropout import torch_native_dropout as native_dropou
 from hookgrad.nn.functional.embedding import torch_embedding as embedding
 from hookgrad.nn.functional.embedding import torch_embedding_bag as embedding_bag
 from hookgrad.nn.functional.embedding import torch_embedding_renorm_ as embedding_renorm_
+from hookgrad.nn.functional.linear import bilinear
 from hookgrad.nn.functional.loss import (
     torch_binary_cross_entropy_with_logits as binary_cross_entropy_with_logits,
 )
-from hookgrad.nn.functional.loss import torch_cosine_embedding_loss as cosine_embedding_loss
-from hookgrad.nn.functional.loss import torch_ctc_loss as ctc_loss
-from hookgrad.nn.functional.loss import torch_hinge_embedding_loss as hinge_embedding_loss
 from hookgrad.nn.functional.loss import torch_kl_div as kl_div
-from hookgrad.nn.functional.loss import torch_margin_ranking_loss as margin_ranking_loss
 from hookgrad.nn.functional.loss import torch_poisson_nll_loss as poisson_nll_loss
-from hookgrad.nn.functional.loss import torch_triplet_margin_loss as triplet_margin_loss
+from hookgrad.nn.functional.margin_loss import (
+    torch_cosine_embedding_loss as cosine_embedding_loss,
+)
+from hookgrad.nn.functional.margin_loss import torch_hinge_embedding_loss as hinge_embedding_loss
+from hookgrad.nn.functional.margin_loss import torch_margin_ranking_loss as margin_ranking_loss
+from hookgrad.nn.functional.margin_loss import torch_triplet_margin_loss as triplet_margin_loss
 from hookgrad.nn.functional.normalization import rms_norm
 from hookgrad.nn.functional.normalization import torch_batch_norm as batch_norm
 from hookgrad.nn.functional.normalization import torch_group_norm as group_norm
@@ -130,6 +150,13 @@ from hookgrad.nn.functional.normalization import torch_native_group_norm as nati
 from hookgrad.nn.functional.normalization import torch_native_layer_norm as native_layer_norm
 from hookgrad.nn.functional.normalization import torch_norm_except_dim as norm_except_dim
 from hookgrad.nn.functional.normalization import torch_weight_norm as _weight_norm
+from hookgrad.nn.functional.pooling import (  # torch.max_pool2d, torch.avg_pool1d ...
+    avg_pool1d,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool3d,
+)
 from hookgrad.nn.functional.rnn import (  # torch.lstm, torch.gru_cell ...
     gru,
     gru_cell,
@@ -139,17 +166,6 @@ from hookgrad.nn.functional.rnn import (  # torch.lstm, torch.gru_cell ...
     rnn_relu_cell,
     rnn_tanh,
     rnn_tanh_cell,
-)
-from hookgrad.nn.functional.pooling import (  # torch.max_pool2d, torch.avg_pool1d ...
-    adaptive_avg_pool1d,
-    avg_pool1d,
-    max_pool1d,
-    max_pool1d_with_indices,
-    max_pool2d,
-    max_pool3d,
-)
-from hookgrad.nn.functional.pooling import (
-    adaptive_max_pool1d_with_indices as adaptive_max_pool1d,
 )
 from hookgrad.nn.functional.vision import (
     affine_grid_generator,
@@ -162,15 +178,13 @@ from hookgrad.nn.functional.vision import (
     pixel_shuffle,
     pixel_unshuffle,
 )
-from hookgrad.futures import Future
 from hookgrad.serialization import load, save
+from hookgrad.signal import windows
+from hookgrad.storage import StorageBase
 from hookgrad.tensor import random
 from hookgrad.tensor.creation import (
-    arange,
     as_tensor,
     asarray,
-    bartlett_window,
-    blackman_window,
     empty,
     empty_like,
     empty_permuted,
@@ -180,25 +194,17 @@ from hookgrad.tensor.creation import (
     frombuffer,
     full,
     full_like,
-    hamming_window,
-    hann_window,
     is_complex,
     is_floating_point,
     is_tensor,
-    kaiser_window,
-    linspace,
-    logspace,
     numel,
     ones,
     ones_like,
     scalar_tensor,
     tensor,
-    tril_indices,
-    triu_indices,
     zeros,
     zeros_like,
 )
-from hookgrad.tensor.creation import range  # noqa: A004 (torch's name)
 from hookgrad.tensor.device import device, get_default_device, get_device, set_default_device
 from hookgrad.tensor.dtypes import bool_ as bool  # noqa: A001 (torch's name)
 from hookgrad.tensor.dtypes import (
@@ -225,23 +231,30 @@ from hookgrad.tensor.formatting import get_printoptions, set_printoptions
 
 # Each op family's public functions (its ``__all__``): hookgrad.exp, hookgrad.sum, ...
 from hookgrad.tensor.functions.arithmetic import *  # noqa: F403
+from hookgrad.tensor.functions.as_strided import *  # noqa: F403
 from hookgrad.tensor.functions.comparison import *  # noqa: F403
 from hookgrad.tensor.functions.conversion import *  # noqa: F403
-from hookgrad.tensor.functions.fft import *  # noqa: F403
+from hookgrad.tensor.functions.differences import *  # noqa: F403
+from hookgrad.tensor.functions.einsum import *  # noqa: F403
+from hookgrad.tensor.functions.flags import *  # noqa: F403
 from hookgrad.tensor.functions.generated import *  # noqa: F403
+from hookgrad.tensor.functions.index_functions import *  # noqa: F403
 from hookgrad.tensor.functions.indexing import *  # noqa: F403
 from hookgrad.tensor.functions.inplace import *  # noqa: F403
-from hookgrad.tensor.functions.pointwise import *  # noqa: F403
 from hookgrad.tensor.functions.joining import *  # noqa: F403
 from hookgrad.tensor.functions.linalg import *  # noqa: F403
 from hookgrad.tensor.functions.linalg_inplace import *  # noqa: F403
-from hookgrad.tensor.functions.restride import *  # noqa: F403
+from hookgrad.tensor.functions.pointwise import *  # noqa: F403
+from hookgrad.tensor.functions.positions import *  # noqa: F403
 from hookgrad.tensor.functions.reduction import *  # noqa: F403
+from hookgrad.tensor.functions.restride import *  # noqa: F403
 from hookgrad.tensor.functions.sampling import *  # noqa: F403
 from hookgrad.tensor.functions.shape import *  # noqa: F403
 from hookgrad.tensor.functions.sorting import *  # noqa: F403
 from hookgrad.tensor.functions.statistics import *  # noqa: F403
+from hookgrad.tensor.functions.stft import *  # noqa: F403
 from hookgrad.tensor.functions.unary import *  # noqa: F403
+from hookgrad.tensor.functions.view_copies import *  # noqa: F403
 from hookgrad.tensor.layout import (
     channels_last,
     channels_last_3d,
@@ -269,12 +282,23 @@ from hookgrad.tensor.random import (
     seed,
     set_rng_state,
 )
+from hookgrad.tensor.ranges import (
+    arange,
+    linspace,
+    logspace,
+    range,  # noqa: A004 (torch's name)
+    tril_indices,
+    triu_indices,
+)
 from hookgrad.tensor.size import Size
 from hookgrad.tensor.tensor import Tensor
-from hookgrad import functional, multiprocessing, quasirandom, signal, storage, torch_version
-from hookgrad.signal import windows
-from hookgrad.storage import StorageBase
-from hookgrad.amp import GradScaler
+from hookgrad.tensor.window_functions import (
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+)
 from hookgrad.toplevel import (
     AcceleratorError,
     Event,

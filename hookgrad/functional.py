@@ -19,8 +19,7 @@ from hookgrad.nn.functional.utils import (  # noqa: F401  (torch.functional has 
     has_torch_function_unary,
     has_torch_function_variadic,
 )
-from hookgrad.tensor.functions.fft import istft, stft
-from hookgrad.tensor.functions.indexing import unravel_index
+from hookgrad.tensor.functions.einsum import einsum
 from hookgrad.tensor.functions.joining import (
     atleast_1d,
     atleast_2d,
@@ -30,10 +29,11 @@ from hookgrad.tensor.functions.joining import (
     meshgrid,
     split,
 )
-from hookgrad.tensor.functions.linalg import einsum, tensordot
-from hookgrad.tensor.functions.reduction import norm
+from hookgrad.tensor.functions.linalg import norm, tensordot
+from hookgrad.tensor.functions.positions import unravel_index
 from hookgrad.tensor.functions.shape import broadcast_shapes, broadcast_tensors
 from hookgrad.tensor.functions.sorting import unique, unique_consecutive
+from hookgrad.tensor.functions.stft import istft, stft
 
 __all__ = [
     "atleast_1d",

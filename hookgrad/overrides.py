@@ -176,7 +176,7 @@ _IGNORED = (
     "randn randn_like randperm range result_type save scalar_tensor seed set_anomaly_enabled "
     "set_default_device set_default_tensor_type set_float32_matmul_precision "
     "set_grad_enabled set_num_interop_threads set_num_threads set_printoptions "
-    "set_rng_state tensor tril_indices triu_indices use_deterministic_algorithms vander zeros "
+    "set_rng_state tensor tril_indices triu_indices use_deterministic_algorithms vander vmap zeros "
     "eig lstsq solve symeig "
     "can_cast fill get_deterministic_debug_mode get_device_module has_lapack has_mkl "
     "has_openmp has_spectral is_warn_always_enabled layout set_deterministic_debug_mode "

@@ -31,22 +31,22 @@ from hookgrad.linalg.toplevel import qr_result as qr
 from hookgrad.linalg.toplevel import slogdet_result as slogdet
 from hookgrad.linalg.toplevel import svd_result as svd
 from hookgrad.linalg.toplevel import triangular_solve_result as triangular_solve
-from hookgrad.tensor.functions.reduction import _RETURN_TYPES
+from hookgrad.tensor.named_tuples import RETURN_TYPES
 
-max = _RETURN_TYPES["max"]  # noqa: A001
-min = _RETURN_TYPES["min"]  # noqa: A001
-median = _RETURN_TYPES["median"]
+max = RETURN_TYPES["max"]  # noqa: A001
+min = RETURN_TYPES["min"]  # noqa: A001
+median = RETURN_TYPES["median"]
 # sorting, selection, scans and histograms
-aminmax = _RETURN_TYPES["aminmax"]
-cummax = _RETURN_TYPES["cummax"]
-cummin = _RETURN_TYPES["cummin"]
-histogram = _RETURN_TYPES["histogram"]
-histogramdd = _RETURN_TYPES["histogramdd"]
-kthvalue = _RETURN_TYPES["kthvalue"]
-mode = _RETURN_TYPES["mode"]
-nanmedian = _RETURN_TYPES["nanmedian"]
-sort = _RETURN_TYPES["sort"]
-topk = _RETURN_TYPES["topk"]
+aminmax = RETURN_TYPES["aminmax"]
+cummax = RETURN_TYPES["cummax"]
+cummin = RETURN_TYPES["cummin"]
+histogram = RETURN_TYPES["histogram"]
+histogramdd = RETURN_TYPES["histogramdd"]
+kthvalue = RETURN_TYPES["kthvalue"]
+mode = RETURN_TYPES["mode"]
+nanmedian = RETURN_TYPES["nanmedian"]
+sort = RETURN_TYPES["sort"]
+topk = RETURN_TYPES["topk"]
 
 # torch's classes for the ``out=`` forms: here the same classes.
 aminmax_out = aminmax

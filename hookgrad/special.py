@@ -31,7 +31,7 @@ import numpy as np
 
 from hookgrad.ops import arithmetic as arithmetic_ops
 from hookgrad.ops import special as ops
-from hookgrad.ops.kernels import bessel, polynomials
+from hookgrad.ops.kernels import bessel, modified_bessel, polynomials
 from hookgrad.ops.strides import elementwise_layout
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply_arrays, wrap_constant
@@ -566,7 +566,7 @@ bessel_y1 = _not_differentiable(
 )
 modified_bessel_i0 = _not_differentiable(
     "modified_bessel_i0",
-    bessel.modified_bessel_i0,
+    modified_bessel.modified_bessel_i0,
     """The modified Bessel function of the first kind of order 0, elementwise (not
     differentiable; ``special.i0`` is).
 
@@ -575,7 +575,7 @@ modified_bessel_i0 = _not_differentiable(
 )
 modified_bessel_i1 = _not_differentiable(
     "modified_bessel_i1",
-    bessel.modified_bessel_i1,
+    modified_bessel.modified_bessel_i1,
     """The modified Bessel function of the first kind of order 1, elementwise (not
     differentiable; ``special.i1`` is).
 
@@ -584,7 +584,7 @@ modified_bessel_i1 = _not_differentiable(
 )
 modified_bessel_k0 = _not_differentiable(
     "modified_bessel_k0",
-    bessel.modified_bessel_k0,
+    modified_bessel.modified_bessel_k0,
     """The modified Bessel function of the second kind of order 0, elementwise: inf at 0,
     NaN for negative input (not differentiable).
 
@@ -593,7 +593,7 @@ modified_bessel_k0 = _not_differentiable(
 )
 modified_bessel_k1 = _not_differentiable(
     "modified_bessel_k1",
-    bessel.modified_bessel_k1,
+    modified_bessel.modified_bessel_k1,
     """The modified Bessel function of the second kind of order 1, elementwise: inf at 0,
     NaN for negative input (not differentiable).
 
@@ -602,7 +602,7 @@ modified_bessel_k1 = _not_differentiable(
 )
 scaled_modified_bessel_k0 = _not_differentiable(
     "scaled_modified_bessel_k0",
-    bessel.scaled_modified_bessel_k0,
+    modified_bessel.scaled_modified_bessel_k0,
     """``exp(x) modified_bessel_k0(x)``, elementwise (not differentiable).
 
     Example: ``special.scaled_modified_bessel_k0(hookgrad.tensor([1.0]))`` is
@@ -611,7 +611,7 @@ scaled_modified_bessel_k0 = _not_differentiable(
 )
 scaled_modified_bessel_k1 = _not_differentiable(
     "scaled_modified_bessel_k1",
-    bessel.scaled_modified_bessel_k1,
+    modified_bessel.scaled_modified_bessel_k1,
     """``exp(x) modified_bessel_k1(x)``, elementwise (not differentiable).
 
     Example: ``special.scaled_modified_bessel_k1(hookgrad.tensor([1.0]))`` is

@@ -45,7 +45,7 @@ class Expectation(NamedTuple):
 
 
 EXPECTATIONS = {
-    "mnist_cnn.py": Expectation(2),
+    "mnist_cnn.py": Expectation(1),
     "mnist_rnn.py": Expectation(1),
     "vae.py": Expectation(10),
     "time_sequence.py": Expectation(3, rel=1e-8),

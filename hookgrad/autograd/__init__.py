@@ -4,11 +4,11 @@ functional derivatives, forward-mode AD (``forward_ad``), the profiler (``profil
 ``Variable`` and ``NestedIOFunction``."""
 
 import hookgrad as torch  # noqa: F401 (as torch.autograd.torch: the package itself)
-from hookgrad import grad_mode
 from hookgrad.autograd import (
     forward_ad,
     function,
     functional,
+    grad_mode,
     graph,
     profiler,
     profiler_legacy,

@@ -327,10 +327,12 @@ _originals: dict[str, Any] = {}
 
 def _install() -> None:
     dispatch.add_observer(_observer)
-    untracked = inplace_functions._untracked
-    update_directly = inplace_functions._update_directly
-    stand_in = inplace_functions._stand_in
-    _originals.update(_untracked=untracked, _update_directly=update_directly, _stand_in=stand_in)
+    untracked = inplace_functions.untracked
+    update_directly = inplace_functions.update_directly
+    stand_in = inplace_functions.old_value_stand_in
+    _originals.update(
+        untracked=untracked, update_directly=update_directly, old_value_stand_in=stand_in
+    )
 
     def _untracked(input: Any) -> bool:
         return tangents.get(input) is None and untracked(input)
@@ -347,9 +349,9 @@ def _install() -> None:
             tangents.set_own(source, tangent)
         return source
 
-    inplace_functions._untracked = _untracked  # type: ignore[attr-defined]
-    inplace_functions._update_directly = _update_directly  # type: ignore[attr-defined]
-    inplace_functions._stand_in = _stand_in  # type: ignore[attr-defined]
+    inplace_functions.untracked = _untracked  # type: ignore[attr-defined]
+    inplace_functions.update_directly = _update_directly  # type: ignore[attr-defined]
+    inplace_functions.old_value_stand_in = _stand_in  # type: ignore[attr-defined]
 
 
 def _uninstall() -> None:

@@ -4,7 +4,8 @@ thread counts, the float32 matmul precision and the deterministic-algorithms swi
 hookgrad computes with NumPy, whose BLAS chooses its own threads, and its ops are
 deterministic: the settings are stored and checked as torch checks them. The intra-op
 thread count decides, as in torch, how a large sum is split between threads
-(``hookgrad.ops.kernels.cpu``), and so its last bits; the others change no result. ``hookgrad`` exports them at the top level (``hookgrad.set_num_threads``).
+(``hookgrad.ops.kernels.cpu``), and so its last bits; the others change no result.
+``hookgrad`` exports them at the top level (``hookgrad.set_num_threads``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,16 @@ from typing import Any
 
 from hookgrad import utils
 
-__all__ = ["graph", "hook_trace", "img", "page"]
+__all__ = ["PER_SAMPLE_ABOUT", "graph", "hook_trace", "img", "page", "per_sample"]
+
+PER_SAMPLE_ABOUT = (
+    "Per-example gradients from per_sample_grads's hooks (a forward hook and a gradient "
+    "hook on every layer with parameters, closed forms per layer): the spread of each "
+    "layer's per-example gradient norm over training, the examples with the largest "
+    "gradients, and the simple gradient noise scale B_simple = tr(Sigma) / |G|^2 "
+    "(McCandlish et al. 2018, 'An Empirical Model of Large-Batch Training'), about the "
+    "batch size beyond which larger batches stop paying off."
+)
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px;
@@ -99,6 +108,43 @@ def _search_path() -> str:
     (``.venv/bin/python -m hookgrad.demo``)."""
     folders = [sysconfig.get_path("scripts"), os.path.dirname(sys.executable)]
     return os.pathsep.join([*folders, os.environ.get("PATH", "")])
+
+
+def per_sample(monitor: Any, largest: str | None = None) -> str:
+    """The per-sample section of a ``PerSampleMonitor``'s record: norm and noise-scale
+    figures, then ``largest`` (HTML showing the examples) or a table of them."""
+    from hookgrad.demo import plots
+
+    history = monitor.history
+    if not history:
+        return '<p class="missing">No per-example gradients were recorded.</p>'
+    layer_norms: dict[str, list[Any]] = {}
+    for record in history:
+        for name, norms in record.layer_norms.items():
+            layer_norms.setdefault(name or "(model)", []).append(norms)
+    parts = [
+        img(plots.per_example_norms(layer_norms), "per-example gradient norms"),
+        img(
+            plots.noise_scale(monitor.noise_scale_series(1), monitor.noise_scale_series()),
+            "gradient noise scale",
+        ),
+        f"<p>B_simple over the whole run: {monitor.noise_scale():.4g} examples "
+        f"(batch size used: {len(history[-1].norms)}).</p>",
+    ]
+    if monitor.hooks.skipped:
+        skipped = ", ".join(html.escape(name) for name in monitor.hooks.skipped)
+        parts.append(f'<p class="missing">Left out (no closed form): {skipped}.</p>')
+    if largest is None:
+        rows = "".join(
+            f"<tr><td>{norm:.4g}</td><td>{step}</td><td>{html.escape(str(name))}</td></tr>"
+            for norm, step, name in monitor.largest()
+        )
+        largest = (
+            "<table><tr><th>gradient norm</th><th>step</th><th>example (position in its "
+            f"batch)</th></tr>{rows}</table>"
+        )
+    parts.append(f"<h3>Largest per-example gradients</h3>\n{largest}")
+    return "\n".join(parts)
 
 
 def hook_trace(trace: Any) -> str:

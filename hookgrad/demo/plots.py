@@ -11,7 +11,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["activation_stats", "attribution_grid", "dead_relus", "gradient_norms", "training"]
+__all__ = [
+    "activation_stats",
+    "attribution_grid",
+    "dead_relus",
+    "gradient_norms",
+    "largest_examples",
+    "noise_scale",
+    "per_example_norms",
+    "training",
+]
 
 
 def training(history: Sequence[dict[str, Any]], epoch_accuracy: Sequence[float]) -> bytes:
@@ -97,6 +106,54 @@ def attribution_grid(
                 ax.imshow(values[row], cmap="hot")
             ax.set_title(name, fontsize=8)
     for ax in axes.flat:
+        ax.set_xticks([])
+        ax.set_yticks([])
+    return _png(figure)
+
+
+def per_example_norms(layer_norms: dict[str, list[np.ndarray]]) -> bytes:
+    """For each layer (name to one array of per-example gradient norms per step): the
+    median over each step's examples, the band from the 10th to the 90th percentile, and
+    the largest (log scale)."""
+    columns = min(3, max(1, len(layer_norms)))
+    rows = math.ceil(len(layer_norms) / columns)
+    figure, axes = _figure(rows, columns, (5.0 * columns, 3.0 * rows), False)
+    for ax, (name, steps) in zip(np.asarray(axes).flat, layer_norms.items()):
+        low, median, high = np.array([np.percentile(norms, [10, 50, 90]) for norms in steps]).T
+        x = np.arange(len(steps))
+        ax.fill_between(x, low, high, alpha=0.3, label="10-90%")
+        ax.plot(x, median, linewidth=0.9, label="median")
+        ax.plot(x, [norms.max() for norms in steps], linewidth=0.6, label="largest")
+        ax.set(title=f"{name}: per-example gradient norm", xlabel="step", yscale="log")
+        ax.legend(fontsize="x-small")
+    for ax in list(np.asarray(axes).flat)[len(layer_norms) :]:
+        ax.set_axis_off()
+    return _png(figure)
+
+
+def noise_scale(per_step: Sequence[float], smoothed: Sequence[float]) -> bytes:
+    """The simple gradient noise scale: each step's estimate (points, where positive) and
+    the estimate over a window of steps (line)."""
+    figure, (ax,) = _figure(1, 1, (8, 3.2))
+    steps = np.arange(len(per_step))
+    values = np.asarray(per_step, dtype=np.float64)
+    positive = np.isfinite(values) & (values > 0)
+    ax.scatter(steps[positive], values[positive], s=4, alpha=0.4, label="one step")
+    line = np.asarray(smoothed, dtype=np.float64)
+    line = np.where(np.isfinite(line) & (line > 0), line, np.nan)
+    ax.plot(steps, line, linewidth=1.2, color="C1", label="over the last steps")
+    ax.set(title="gradient noise scale B_simple = tr(Sigma) / |G|^2", xlabel="step", yscale="log")
+    ax.legend(fontsize="x-small")
+    return _png(figure)
+
+
+def largest_examples(images: np.ndarray, titles: Sequence[str]) -> bytes:
+    """The training examples with the largest per-example gradients, one titled image
+    each, in a row."""
+    figure, axes = _figure(1, len(images), (1.8 * len(images), 2.2), False)
+    for ax, image, title in zip(np.asarray(axes).flat, images, titles):
+        ax.imshow(image, cmap="gray_r")
+        ax.set_title(title, fontsize=7)
         ax.set_xticks([])
         ax.set_yticks([])
     return _png(figure)

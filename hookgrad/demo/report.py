@@ -49,6 +49,7 @@ SECTIONS = [
         "backward hook on every ReLU lets only positive gradients through; red positive, "
         "blue negative) and Grad-CAM on conv2 (forward and backward hooks on the layer).",
     ),
+    ("per-sample", "Per-example gradients", page.PER_SAMPLE_ABOUT),
     (
         "graph",
         "Autograd graph of one step",
@@ -78,6 +79,7 @@ def build_report(
         "activations": page.img(plots.activation_stats(result.history), "activation statistics"),
         "dead-relus": page.img(plots.dead_relus(result.history, relu_names), "dead ReLUs"),
         "attribution": _attribution(model, data),
+        "per-sample": page.per_sample(result.per_sample, _largest(data, result)),
         "graph": page.graph(result.first_loss, dict(model.named_parameters())),
         "hook-trace": page.hook_trace(result.hook_trace),
     }
@@ -115,6 +117,19 @@ def _attribution(model: nn.Module, data: Dataset) -> str:
     }
     png = plots.attribution_grid(images[:, 0], data.y_test[picks], predicted, maps)
     return page.img(png, "attribution maps")
+
+
+def _largest(data: Dataset, result: TrainingResult) -> str | None:
+    """The training digits with the largest per-example gradients (None: none recorded)."""
+    largest = result.per_sample.largest()
+    if not largest:
+        return None
+    images = data.x_train[[index for _, _, index in largest], 0]
+    titles = [
+        f"#{index} label {data.y_train[index]}\nnorm {norm:.3g} (step {step})"
+        for norm, step, index in largest
+    ]
+    return page.img(plots.largest_examples(images, titles), "largest per-example gradients")
 
 
 def _one_per_class(labels: np.ndarray, count: int) -> np.ndarray:

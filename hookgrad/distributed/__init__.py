@@ -20,7 +20,8 @@ and in ``train.py``::
 
 Modules: ``process_group`` (``init_process_group``, groups, rank queries),
 ``collectives`` (the collectives on tensors and point-to-point messages),
-``object_collectives`` (the same for picklable objects), ``reduce_op``, ``work`` (the
+``object_collectives`` (the same for picklable objects), ``reduce_op``, ``errors``
+(``DistError`` and its kinds, ``DebugLevel``), ``work`` (the
 handle of an ``async_op=True`` call), ``transport`` (MPI itself: loading it, datatypes,
 reductions), ``bootstrap`` (torchrun-style start), ``run`` (the launcher),
 ``algorithms.ddp_comm_hooks`` (``DistributedDataParallel``'s communication hooks).
@@ -31,8 +32,10 @@ from hookgrad.distributed import algorithms
 from hookgrad.distributed.collectives import (
     P2POp,
     all_gather,
+    all_gather_coalesced,
     all_gather_into_tensor,
     all_reduce,
+    all_reduce_coalesced,
     all_to_all,
     all_to_all_single,
     barrier,
@@ -48,6 +51,17 @@ from hookgrad.distributed.collectives import (
     reduce_scatter_tensor,
     scatter,
     send,
+)
+from hookgrad.distributed.errors import (
+    DebugLevel,
+    DistBackendError,
+    DistError,
+    DistNetworkError,
+    DistStoreError,
+    QueueEmptyError,
+    get_debug_level,
+    set_debug_level,
+    set_debug_level_from_env,
 )
 from hookgrad.distributed.grad_bucket import GradBucket
 from hookgrad.distributed.object_collectives import (
@@ -65,6 +79,7 @@ from hookgrad.distributed.process_group import (
     default_pg_timeout,
     destroy_process_group,
     get_backend,
+    get_default_backend_for_device,
     get_global_rank,
     get_group_rank,
     get_node_local_rank,
@@ -82,14 +97,22 @@ from hookgrad.distributed.process_group import (
     is_nccl_available,
     is_torchelastic_launched,
     is_ucc_available,
+    is_xccl_available,
     new_group,
     new_subgroups,
+    new_subgroups_by_enumeration,
 )
 from hookgrad.distributed.reduce_op import ReduceOp, reduce_op, supports_complex
 from hookgrad.distributed.work import Work
 
 __all__ = [
     "Backend",
+    "DebugLevel",
+    "DistBackendError",
+    "DistError",
+    "DistNetworkError",
+    "DistStoreError",
+    "QueueEmptyError",
     "GradBucket",
     "GroupMember",
     "P2POp",
@@ -98,9 +121,11 @@ __all__ = [
     "Work",
     "algorithms",
     "all_gather",
+    "all_gather_coalesced",
     "all_gather_into_tensor",
     "all_gather_object",
     "all_reduce",
+    "all_reduce_coalesced",
     "all_to_all",
     "all_to_all_single",
     "barrier",
@@ -112,6 +137,8 @@ __all__ = [
     "gather",
     "gather_object",
     "get_backend",
+    "get_debug_level",
+    "get_default_backend_for_device",
     "get_global_rank",
     "get_group_rank",
     "get_node_local_rank",
@@ -130,10 +157,12 @@ __all__ = [
     "is_nccl_available",
     "is_torchelastic_launched",
     "is_ucc_available",
+    "is_xccl_available",
     "isend",
     "monitored_barrier",
     "new_group",
     "new_subgroups",
+    "new_subgroups_by_enumeration",
     "recv",
     "recv_object_list",
     "reduce",
@@ -144,5 +173,7 @@ __all__ = [
     "scatter_object_list",
     "send",
     "send_object_list",
+    "set_debug_level",
+    "set_debug_level_from_env",
     "supports_complex",
 ]

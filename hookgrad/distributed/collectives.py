@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.distributed import transport
+from hookgrad.distributed.errors import DistBackendError
 from hookgrad.distributed.process_group import (
     ProcessGroup,
     get_group_rank,
@@ -39,8 +40,10 @@ from hookgrad.tensor.tensor import Tensor
 __all__ = [
     "P2POp",
     "all_gather",
+    "all_gather_coalesced",
     "all_gather_into_tensor",
     "all_reduce",
+    "all_reduce_coalesced",
     "all_to_all",
     "all_to_all_single",
     "barrier",
@@ -107,15 +110,17 @@ def _root(
     """The group rank of a collective's root, given as a global or a group rank."""
     if rank is not None and group_rank is not None:
         raise ValueError("Can't specify both group_rank and global_rank")
-    if rank is None and group_rank is None:
-        if not default:
-            raise ValueError("Must specify global_rank or group_rank")
-        group_rank = 0
-    if group_rank is None:
-        group_rank = get_group_rank(group, rank) if 0 <= rank < _world_size() else rank
-    if not 0 <= group_rank < group.size():
-        raise RuntimeError(f"ProcessGroupMPI::{name}: invalid root rank: {group_rank}")
-    return group_rank
+    if rank is not None:
+        found = get_group_rank(group, rank) if 0 <= rank < _world_size() else rank
+    elif group_rank is not None:
+        found = group_rank
+    elif default:
+        found = 0
+    else:
+        raise ValueError("Must specify global_rank or group_rank")
+    if not 0 <= found < group.size():
+        raise RuntimeError(f"ProcessGroupMPI::{name}: invalid root rank: {found}")
+    return found
 
 
 def _world_size() -> int:
@@ -156,12 +161,12 @@ def _agree(
         raise problem
     failed = [f"rank {r}: {error}" for r, (_, error) in enumerate(everyone) if error]
     if failed:
-        raise RuntimeError(f"{name}: another rank's arguments are wrong ({'; '.join(failed)})")
+        raise DistBackendError(f"{name}: another rank's arguments are wrong ({'; '.join(failed)})")
     lines = "; ".join(f"rank {r}: {d}" for r, (d, _) in enumerate(everyone))
-    raise RuntimeError(f"{name}: the ranks' tensors do not match ({lines})")
+    raise DistBackendError(f"{name}: the ranks' tensors do not match ({lines})")
 
 
-def _problem(*checks: Callable[[], None]) -> Exception | None:
+def _problem(*checks: Callable[[], object]) -> Exception | None:
     """The first error the local ``checks`` raise, kept for ``_agree`` (so that every rank
     raises, not only this one)."""
     for local_check in checks:
@@ -268,9 +273,11 @@ def allreduce_array(
     async_op: bool,
     average: bool = False,
     result: list[Any] | None = None,
+    then: Callable[[], None] | None = None,
 ) -> Work | None:
     """All-reduce the array ``a`` in place with the MPI operation ``mpi_op``, dividing by
-    the group's size if ``average`` (no checks: ``DistributedDataParallel``'s path)."""
+    the group's size if ``average``, then calling ``then()`` (no checks:
+    ``DistributedDataParallel``'s path)."""
     mpi = transport.load()
     comm = group._comm
     flat, copied = _target(a)
@@ -282,6 +289,8 @@ def allreduce_array(
             np.divide(flat, size, out=flat, casting="unsafe")
         if copied:
             _store(a, flat)
+        if then is not None:
+            then()
 
     return _start(
         async_op,
@@ -289,6 +298,37 @@ def allreduce_array(
         lambda: comm.Iallreduce(mpi.IN_PLACE, spec, op=mpi_op),
         finish,
         result if result is not None else [],
+    )
+
+
+def all_reduce_coalesced(
+    tensors: list[Tensor],
+    op: Any = ReduceOp.SUM,
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+) -> Work | None:
+    """``all_reduce`` of each tensor of ``tensors`` (all of one dtype) in one message: they
+    are flattened into one buffer, reduced, and copied back. Example::
+
+        dist.all_reduce_coalesced([weights_grad, bias_grad])
+    """
+    arrays = _check_tensor_list(tensors, "tensors")
+    _same_dtype(*arrays)
+    group = resolve(group)
+    if not_member(group, "all_reduce_coalesced") or not arrays:
+        return None
+    mpi_op = transport.mpi_op(op, arrays[0].dtype, "all_reduce_coalesced")
+    sizes = [int(a.size) for a in arrays]
+    _agree(group, "all_reduce_coalesced", (arrays[0].dtype.str, sizes), str(sizes))
+    flat = np.concatenate([np.ascontiguousarray(a).reshape(-1) for a in arrays])
+    return allreduce_array(
+        flat,
+        mpi_op,
+        group,
+        async_op,
+        _avg(op),
+        list(tensors),
+        then=lambda: _scatter_into(arrays, flat, sizes),
     )
 
 
@@ -416,6 +456,34 @@ def all_gather(
         finish,
         list(tensor_list),
     )
+
+
+def all_gather_coalesced(
+    output_tensor_lists: list[list[Tensor]],
+    input_tensor_list: list[Tensor],
+    group: ProcessGroup | None = None,
+    async_op: bool = False,
+) -> Work | None:
+    """``all_gather`` of each tensor of ``input_tensor_list``: ``output_tensor_lists[r][i]``
+    receives rank ``r``'s ``input_tensor_list[i]``. Example::
+
+        outs = [[torch.empty(2), torch.empty(3)] for _ in range(world)]
+        dist.all_gather_coalesced(outs, [torch.ones(2), torch.zeros(3)])
+    """
+    works = [
+        all_gather([outputs[i] for outputs in output_tensor_lists], tensor, group, async_op)
+        for i, tensor in enumerate(input_tensor_list)
+    ]
+    if not async_op or not works:
+        return None
+    requests = [request for work in works if work is not None for request in work._requests]
+
+    def finish(_: list[Any]) -> None:
+        for work in works:
+            if work is not None:
+                work._complete()
+
+    return Work(requests, finish, [t for outputs in output_tensor_lists for t in outputs])
 
 
 def _one_per_rank(group: ProcessGroup, arrays: list[Any], name: str, argument: str) -> None:
@@ -770,11 +838,11 @@ def _exchange_counts(
         raise problem
     failed = [f"rank {r}: {e}" for r, (_, _, _, e) in enumerate(everyone) if e]
     if failed:
-        raise RuntimeError(f"{name}: another rank's arguments are wrong ({'; '.join(failed)})")
+        raise DistBackendError(f"{name}: another rank's arguments are wrong ({'; '.join(failed)})")
     lines = "; ".join(
         f"rank {r} sends {s} and expects {e} ({d})" for r, (s, e, d, _) in enumerate(everyone)
     )
-    raise RuntimeError(f"{name}: the ranks' split sizes do not match ({lines})")
+    raise DistBackendError(f"{name}: the ranks' split sizes do not match ({lines})")
 
 
 def all_to_all_single(

@@ -24,6 +24,7 @@ __all__ = [
     "default_pg_timeout",
     "destroy_process_group",
     "get_backend",
+    "get_default_backend_for_device",
     "get_global_rank",
     "get_group_rank",
     "get_node_local_rank",
@@ -41,8 +42,10 @@ __all__ = [
     "is_nccl_available",
     "is_torchelastic_launched",
     "is_ucc_available",
+    "is_xccl_available",
     "new_group",
     "new_subgroups",
+    "new_subgroups_by_enumeration",
 ]
 
 default_pg_timeout = timedelta(minutes=30)
@@ -242,9 +245,17 @@ def init_process_group(
 
 
 def _check_backend(backend: str | None) -> Backend:
+    """The backend asked for: None, ``"mpi"``, ``"gloo"``, or torch's per-device form
+    (``"cpu:gloo,cuda:nccl"``, of which the CPU's counts)."""
     if backend is None:
         return Backend(Backend.MPI)
-    name = Backend(str(backend).split(":")[-1] if ":" in str(backend) else backend)
+    text = str(backend)
+    if ":" in text:
+        pairs = dict(part.split(":", 1) for part in text.split(",") if ":" in part)
+        if "cpu" not in pairs:
+            raise ValueError(f"Invalid backend: '{backend}' names no backend for the cpu")
+        text = pairs["cpu"]
+    name = Backend(text)
     if name in (Backend.MPI, Backend.GLOO):
         return name
     if name == Backend.NCCL:
@@ -453,6 +464,45 @@ def new_group(
     made.group_desc = group_desc or made.group_name
     _world.groups[made] = chosen
     return made
+
+
+def new_subgroups_by_enumeration(
+    ranks_per_subgroup_list: list[list[int]],
+    timeout: timedelta | None = None,
+    backend: str | None = None,
+    pg_options: Any = None,
+    group_desc: str | None = None,
+) -> tuple[Any, list[Any]]:
+    """Make one group per list of global ranks; return (this process's group, all of
+    them). Every process must call it. Example::
+
+        mine, groups = dist.new_subgroups_by_enumeration([[0, 2], [1, 3]])
+    """
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    subgroups = []
+    mine = None
+    for ranks in ranks_per_subgroup_list:
+        made = new_group(ranks, group_desc=group_desc)
+        subgroups.append(made)
+        if get_rank() in ranks:
+            if mine is not None:
+                raise ValueError(f"Rank {get_rank()} has appeared in both subgroup")
+            mine = made
+    return mine, subgroups
+
+
+def get_default_backend_for_device(device: Any) -> str:
+    """The backend for tensors on ``device``: ``"mpi"`` for the CPU (hookgrad's only
+    device). Example: ``dist.get_default_backend_for_device("cpu")``."""
+    if str(device).split(":")[0] != "cpu":
+        raise RuntimeError(f"Default backend not registered for device : {device}")
+    return Backend.MPI
+
+
+def is_xccl_available() -> bool:
+    """Always False: hookgrad has no Intel GPUs."""
+    return False
 
 
 def new_subgroups(

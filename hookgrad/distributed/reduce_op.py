@@ -45,7 +45,7 @@ class ReduceOp:
     PREMUL_SUM = RedOpType.PREMUL_SUM
 
     def __init__(self, op: Any = RedOpType.SUM) -> None:
-        self.op = op.op if isinstance(op, ReduceOp) else ReduceOp.RedOpType(op)
+        self.op: ReduceOp.RedOpType = op.op if isinstance(op, ReduceOp) else ReduceOp.RedOpType(op)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ReduceOp):
@@ -75,9 +75,12 @@ def supports_complex(reduceOp: Any) -> bool:  # noqa: N803 (torch's keyword)
 
 class _ReduceOpAlias:
     """torch's deprecated ``torch.distributed.reduce_op``: each attribute is
-    ``ReduceOp``'s, with a FutureWarning naming the replacement."""
+    ``ReduceOp``'s, with a FutureWarning naming the replacement. (Python's own look-ups of
+    dunder attributes, such as ``isinstance`` walking ``gc.get_objects()``, do not warn.)"""
 
     def __getattribute__(self, name: str) -> Any:
+        if name.startswith("__"):
+            return object.__getattribute__(self, name)
         warnings.warn(
             "`torch.distributed.reduce_op` is deprecated, please use "
             "`torch.distributed.ReduceOp` instead",

@@ -19,7 +19,6 @@ holds the average once ``backward()`` returns.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -28,6 +27,7 @@ import numpy as np
 from hookgrad import engine
 from hookgrad.distributed import transport
 from hookgrad.distributed.collectives import allreduce_array
+from hookgrad.distributed.errors import DebugLevel, get_debug_level
 from hookgrad.distributed.grad_bucket import GradBucket
 from hookgrad.distributed.process_group import ProcessGroup
 from hookgrad.grad_mode import enable_grad
@@ -179,7 +179,7 @@ class Reducer:
             f"{UNFINISHED_REDUCTION}\nParameter indices which did not receive grad for rank "
             f"{rank}: {' '.join(missing)}"
         )
-        if os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF").upper() in ("INFO", "DETAIL"):
+        if get_debug_level() is not DebugLevel.OFF:
             names = [self._names[i] for i, ready in enumerate(self._ready) if not ready]
             message += (
                 f"\nParameters which did not receive grad for rank {rank}: {', '.join(names)}"

@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     """Replace this process with ``mpiexec`` running the script (see the module
     docstring)."""
     command = launch_command(argv)
-    os.execv(command[0], command)
+    os.execvp(command[0], command)
 
 
 if __name__ == "__main__":

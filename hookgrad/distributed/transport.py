@@ -83,17 +83,24 @@ _DATATYPES = {
 }
 
 
+_datatype_cache: dict[np.dtype, Any] = {}
+
+
 def datatype(dtype: np.dtype) -> Any:
     """The MPI datatype of arrays of ``dtype``."""
+    found = _datatype_cache.get(dtype)
+    if found is not None:
+        return found
     name = _DATATYPES.get(np.dtype(dtype).name)
     if name is None:
         raise TypeError(f"hookgrad.distributed: no MPI datatype for {dtype}")
-    return getattr(load(), name)
+    found = _datatype_cache[np.dtype(dtype)] = getattr(load(), name)
+    return found
 
 
 # The MPI reduction for each ReduceOp; bool tensors reduce logically, as torch's bool
 # ``SUM`` (True + True stays True) does.
-_OPS = {
+_OPS: dict[Any, tuple[str, str | None]] = {
     ReduceOp.SUM: ("SUM", "LOR"),
     ReduceOp.AVG: ("SUM", None),
     ReduceOp.PRODUCT: ("PROD", "LAND"),
@@ -125,4 +132,5 @@ def mpi_op(op: Any, dtype: np.dtype, collective: str) -> Any:
             f"{collective}: cannot use {kind} on {dtype} tensors (their mean is not {dtype})"
         )
     numeric, logical = _OPS[kind]
-    return getattr(load(), logical if dtype.kind == "b" else numeric)
+    name = logical if dtype.kind == "b" and logical is not None else numeric
+    return getattr(load(), name)

@@ -9,12 +9,14 @@ from it with ``then``.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 from hookgrad.distributed import transport
+from hookgrad.distributed.errors import DistBackendError
 from hookgrad.futures import Future, _callback_error
 
 __all__ = ["Work"]
@@ -77,15 +79,25 @@ class Work:
         return True
 
     def _drive(self) -> None:
-        """Block until finished, keeping any error for the caller."""
-        if not self._done:
-            transport.load().Request.Waitall(self._requests, self._statuses)
-            self._complete()
+        """Block until finished, keeping any error for the caller.
+
+        MPI's own wait spins on the core; this one asks MPI in a loop that yields the
+        core between questions, so that a process waiting for a slower rank leaves the
+        CPU to the others (which matters when processes share cores).
+        """
+        if self._done:
+            return
+        test = transport.load().Request.Testall
+        while not test(self._requests, self._statuses):
+            os.sched_yield()
+        self._complete()
 
     def _wait_until(self, deadline: float) -> None:
         while not self.is_completed():
             if time.monotonic() > deadline:
-                raise RuntimeError("hookgrad.distributed: operation timed out (Work.wait)")
+                raise DistBackendError(
+                    "hookgrad.distributed: the operation did not finish in time (Work.wait)"
+                )
             time.sleep(1e-4)
 
     def synchronize(self) -> None:

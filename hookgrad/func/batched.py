@@ -37,8 +37,8 @@ ITEM_ERROR = (
 )
 CONTROL_FLOW_ERROR = (
     "vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
-    "flow. We don't support that yet, please shout over at "
-    "https://github.com/pytorch/functorch/issues/257 ."
+    "flow. We don't support that yet, please file an issue at "
+    "https://github.com/pytorch/pytorch/issues ."
 )
 INPLACE_ERROR = (
     "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
@@ -104,35 +104,38 @@ class BatchedArray(np.ndarray):
 
     # -- the NumPy protocols -----------------------------------------------------------
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        return numpy_api.ufunc(ufunc, method, inputs, kwargs)
+        return _NUMPY_API["ufunc"](ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        return numpy_api.function(func, args, kwargs)
+        return _NUMPY_API["function"](func, args, kwargs)
 
-    # -- values a function of the data cannot take (torch's errors) -------------------
+    # -- Python values of the data -----------------------------------------------------
+    # NOTE: a value that is the same for every example (an ``if`` on a check that no
+    # example fails, say) is that value: each example would take the same branch. Values
+    # that differ between examples raise torch's error (data-dependent control flow).
     def item(self, *args: Any) -> Any:
-        raise RuntimeError(ITEM_ERROR)
+        return _uniform(self, ITEM_ERROR).item(*args)
 
     def tolist(self) -> Any:
-        raise RuntimeError(ITEM_ERROR)
+        return _uniform(self, ITEM_ERROR).tolist()
 
-    def tobytes(self, order: str = "C") -> bytes:
+    def tobytes(self, order: str = "C") -> bytes:  # type: ignore[override]
         raise RuntimeError(ITEM_ERROR)
 
     def __bool__(self) -> bool:
-        raise RuntimeError(CONTROL_FLOW_ERROR)
+        return bool(_uniform(self, CONTROL_FLOW_ERROR))
 
     def __float__(self) -> float:
-        raise RuntimeError(ITEM_ERROR)
+        return float(_uniform(self, ITEM_ERROR))
 
     def __int__(self) -> int:
-        raise RuntimeError(ITEM_ERROR)
+        return int(_uniform(self, ITEM_ERROR))
 
     def __complex__(self) -> complex:
-        raise RuntimeError(ITEM_ERROR)
+        return complex(_uniform(self, ITEM_ERROR))
 
     def __index__(self) -> int:
-        raise RuntimeError(CONTROL_FLOW_ERROR)
+        return _uniform(self, CONTROL_FLOW_ERROR).__index__()
 
     def __reduce__(self) -> Any:
         raise RuntimeError("vmap: a batched tensor's data cannot be pickled")
@@ -145,7 +148,7 @@ class BatchedArray(np.ndarray):
     __str__ = __repr__
 
     # -- methods that compute: the whole batch, one level at a time ---------------------
-    def copy(self, order: str = "C") -> Any:
+    def copy(self, order: str = "C") -> Any:  # type: ignore[override]
         return _each(self, lambda v: v.copy(order))
 
     def __copy__(self) -> Any:
@@ -154,7 +157,7 @@ class BatchedArray(np.ndarray):
     def __deepcopy__(self, memo: Any) -> Any:
         return self.copy()
 
-    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", **kw: Any) -> Any:
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", **kw: Any) -> Any:  # type: ignore[override]
         return _each(self, lambda v: v.astype(dtype, order, casting, **kw))
 
     def view(self, *args: Any, **kwargs: Any) -> Any:
@@ -163,7 +166,7 @@ class BatchedArray(np.ndarray):
             raise RuntimeError(ORPHAN_ERROR)
         return _each(self, lambda v: v.view(*args, **kwargs))
 
-    def reshape(self, *shape: Any, order: str = "C", copy: Any = None) -> Any:
+    def reshape(self, *shape: Any, order: str = "C", copy: Any = None) -> Any:  # type: ignore[override]
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = tuple(shape[0])
         target = _resolve_shape(shape, self.size)
@@ -186,7 +189,7 @@ class BatchedArray(np.ndarray):
     def mT(self) -> Any:  # noqa: N802 (NumPy's name)
         return self.swapaxes(-1, -2)
 
-    def swapaxes(self, axis1: int, axis2: int) -> Any:
+    def swapaxes(self, axis1: int, axis2: int) -> Any:  # type: ignore[override]
         ndim = self.ndim
         a, b = axis1 % ndim + 1, axis2 % ndim + 1
         return _each(self, lambda v: v.swapaxes(a, b))
@@ -194,42 +197,42 @@ class BatchedArray(np.ndarray):
     def squeeze(self, axis: Any = None) -> Any:
         return np.squeeze(self, axis)
 
-    def ravel(self, order: str = "C") -> Any:
+    def ravel(self, order: str = "C") -> Any:  # type: ignore[override]
         return self.reshape(-1, order=order)
 
-    def flatten(self, order: str = "C") -> Any:
+    def flatten(self, order: str = "C") -> Any:  # type: ignore[override]
         return self.reshape(-1, order=order).copy()
 
     def fill(self, value: Any) -> None:
         if isinstance(value, BatchedArray):
             raise RuntimeError(CONTROL_FLOW_ERROR)
-        _physical_of(self).fill(value)
+        physical_of(self).fill(value)
 
     def conj(self) -> Any:
         return np.conjugate(self)
 
     conjugate = conj
 
-    @property  # type: ignore[override]
+    @property  # type: ignore[override, misc]
     def real(self) -> Any:
         return _each(self, lambda v: v.real)
 
-    @property  # type: ignore[override]
+    @property  # type: ignore[override, misc]
     def imag(self) -> Any:
         return _each(self, lambda v: v.imag)
 
     def __getitem__(self, key: Any) -> Any:
-        return numpy_api.getitem(self, key)
+        return _NUMPY_API["getitem"](self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        numpy_api.setitem(self, key, value)
+        _NUMPY_API["setitem"](self, key, value)
 
     def __iter__(self) -> Any:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
-    def sort(self, axis: int = -1, kind: Any = None, order: Any = None) -> None:
+    def sort(self, axis: int = -1, kind: Any = None, order: Any = None) -> None:  # type: ignore[override]
         self[...] = np.sort(self, axis=axis, kind=kind)
 
 
@@ -270,7 +273,17 @@ def make(physical: np.ndarray, batch_levels: tuple[int, ...]) -> BatchedArray:
     return out
 
 
-def _physical_of(array: BatchedArray) -> np.ndarray:
+def _uniform(array: BatchedArray, message: str) -> np.ndarray:
+    """The first example's data (a plain array) when every example's is the same; else
+    torch's error ``message``."""
+    physical = physical_of(array)
+    first = physical[(0,) * len(array._levels) + (Ellipsis,)] if physical.size else None
+    if first is None or not np.array_equal(physical, np.broadcast_to(first, physical.shape)):
+        raise RuntimeError(message)
+    return first
+
+
+def physical_of(array: BatchedArray) -> np.ndarray:
     physical = array._physical
     if physical is None:
         raise RuntimeError(ORPHAN_ERROR)
@@ -300,7 +313,7 @@ def unwrap(value: Any, level: int) -> tuple[Any, bool]:
     """
     if type(value) is not BatchedArray or level not in value._levels:
         return value, False
-    physical = _physical_of(value)
+    physical = physical_of(value)
     batch_levels = value._levels
     position = batch_levels.index(level)
     last = len(batch_levels) - 1
@@ -316,7 +329,7 @@ def wrap(value: Any, level: int) -> BatchedArray:
     """The inverse of ``unwrap``: ``value``'s logical dim 0 becomes ``level``'s batch."""
     if type(value) is not BatchedArray:
         return make(np.asarray(value), (level,))
-    physical = _physical_of(value)
+    physical = physical_of(value)
     batch_levels = value._levels
     merged = tuple(sorted(batch_levels + (level,)))
     position = merged.index(level)
@@ -370,5 +383,13 @@ def materialize(value: Any, flag: bool, size: int) -> Any:
     return np.broadcast_to(value, (size,) + np.shape(value))
 
 
-# NOTE: at the end: ``numpy_api`` needs ``BatchedArray`` and the helpers above.
-from hookgrad.func import numpy_api  # noqa: E402
+# What NumPy's protocols on a ``BatchedArray`` run: ``hookgrad.func.numpy_api`` fills this
+# when it is imported (it needs ``BatchedArray``, so this module cannot import it).
+_NUMPY_API: dict[str, Callable[..., Any]] = {}
+
+
+def install_numpy_api(**handlers: Callable[..., Any]) -> None:
+    """Set the functions behind ``__array_ufunc__``, ``__array_function__``,
+    ``__getitem__`` and ``__setitem__`` (``ufunc``, ``function``, ``getitem``,
+    ``setitem``)."""
+    _NUMPY_API.update(handlers)

@@ -34,6 +34,7 @@ from hookgrad.func.batched import (
     INPLACE_ERROR,
     BatchedArray,
     batch_dims,
+    install_numpy_api,
     materialize,
     top_level,
     unwrap,
@@ -45,7 +46,7 @@ from hookgrad.func.batched import (
 
 def _arrays_in(values: Sequence[Any]) -> list[Any]:
     """The arrays among ``values``, one level of lists and tuples opened."""
-    found = []
+    found: list[Any] = []
     for value in values:
         if isinstance(value, (list, tuple)):
             found.extend(value)
@@ -290,6 +291,25 @@ def batched_matmul(a: Any, b: Any, a_batched: bool, b_batched: bool) -> Any:
     ):
         rows = a.reshape(-1, a.shape[-1])
         return (rows @ b).reshape(a.shape[:-1] + (b.shape[1],))
+    if (
+        b_batched
+        and not a_batched
+        and type(a) is np.ndarray
+        and type(b) is np.ndarray
+        and a.ndim == 2
+        and b.ndim == 3
+    ):
+        # A plain matrix times each example's: one product with the examples side by side.
+        size, inner, cols = b.shape
+        side_by_side = np.ascontiguousarray(b.transpose(1, 0, 2)).reshape(inner, size * cols)
+        return (a @ side_by_side).reshape(a.shape[0], size, cols).transpose(1, 0, 2)
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim > 2:
+        if a.shape[-1] == 1:
+            # An outer product per example (a weight's per-example gradient): products only.
+            return np.multiply(a, b)
+        # NOTE: NumPy's stacked matmul leaves BLAS (for a loop ~1000x slower) when an
+        # operand is a transposed view; a copy is far cheaper.
+        return np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
     return np.matmul(a, b)
 
 
@@ -377,6 +397,7 @@ def _axis_function(func: Any, default: Any = None, flatten_none: bool = False) -
     _FUNCTIONS[func] = handler
 
 
+_func: Any
 for _func in (
     np.sum,
     np.prod,
@@ -534,7 +555,7 @@ for _func in (np.where, np.clip, np.round, np.around, np.nan_to_num, np.real, np
 @_handles(np.copy)
 def _copy(level: int, a: Any, order: str = "K", subok: bool = False) -> Any:
     value, _ = unwrap(a, level)
-    return wrap(np.copy(value, order), level)
+    return wrap(np.copy(value, order=order), level)  # type: ignore[call-overload]
 
 
 @_handles(np.astype)
@@ -567,7 +588,7 @@ def _copyto(level: int, dst: Any, src: Any, casting: str = "same_kind", where: A
     ndim = np.ndim(dst)
     source = _aligned(src, level, ndim)
     mask = where if isinstance(where, bool) else _aligned(where, level, ndim)
-    np.copyto(target, source, casting=casting, where=mask)
+    np.copyto(target, source, casting=casting, where=mask)  # type: ignore[arg-type]
 
 
 @_handles(np.pad)
@@ -575,9 +596,9 @@ def _pad(level: int, array: Any, pad_width: Any, mode: str = "constant", **kwarg
     value, batched = unwrap(array, level)
     if not batched or any(isinstance(v, np.ndarray) and v.ndim for v in kwargs.values()):
         return per_example(np.pad, (array, pad_width, mode), kwargs, level)
-    widths = np.broadcast_to(np.asarray(pad_width), (np.ndim(array), 2))
-    widths = [(0, 0)] + [tuple(int(w) for w in row) for row in widths]
-    return wrap(np.pad(value, widths, mode, **kwargs), level)
+    given = np.broadcast_to(np.asarray(pad_width), (np.ndim(array), 2))
+    widths = [(0, 0)] + [(int(before), int(after)) for before, after in given]
+    return wrap(np.pad(value, widths, mode, **kwargs), level)  # type: ignore[call-overload]
 
 
 @_handles(np.take_along_axis)
@@ -585,8 +606,8 @@ def _take_along_axis(level: int, arr: Any, indices: Any, axis: Any = -1) -> Any:
     if axis is None:
         return per_example(np.take_along_axis, (arr, indices, axis), {}, level)
     size = _size_at((arr, indices), level)
-    values = [materialize(*unwrap(a, level), size) for a in (arr, indices)]
-    return wrap(np.take_along_axis(*values, axis=_shifted(axis, np.ndim(arr))), level)
+    source, index = (materialize(*unwrap(a, level), size) for a in (arr, indices))
+    return wrap(np.take_along_axis(source, index, axis=_shifted(axis, np.ndim(arr))), level)
 
 
 @_handles(np.put_along_axis)
@@ -716,3 +737,6 @@ def setitem(array: BatchedArray, key: Any, source: Any) -> None:
 
 def _assign(array: Any, key: Any, source: Any) -> None:
     array[key] = source
+
+
+install_numpy_api(ufunc=ufunc, function=function, getitem=getitem, setitem=setitem)

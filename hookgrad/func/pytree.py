@@ -54,6 +54,23 @@ class TreeSpec:
             text += ",".join("\n" + " " * indent + c.__repr__(indent) for c in self.children[1:])
         return text + "])"
 
+    def pprint(self) -> str:
+        """torch's ``treespec_pprint``: the structure with ``*`` for each leaf."""
+        if self.kind is None:
+            return "*"
+        parts = [child.pprint() for child in self.children]
+        if self.kind is dict:
+            return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(self.context, parts)) + "}"
+        if self.kind is list:
+            return "[" + ", ".join(parts) + "]"
+        if len(parts) == 1 and self.kind is tuple:
+            return f"({parts[0]},)"
+        if self.kind == "namedtuple":
+            fields = ", ".join(f"{f}={p}" for f, p in zip(self.context._fields, parts))
+            return f"{self.context.__name__}({fields})"
+        name = "" if self.kind is tuple else self.kind.__name__
+        return name + "(" + ", ".join(parts) + ")"
+
 
 LEAF = TreeSpec(None, None, [])
 
@@ -63,10 +80,11 @@ def _is_namedtuple(value: Any) -> bool:
 
 
 def _node(value: Any) -> tuple[Any, Any, list[Any]] | None:
-    """(kind, context, children) of a container; None for a leaf."""
+    """(kind, context, children) of a container; None for a leaf. A tuple class of
+    torch's ``return_types`` (``max``: values, indices) is a container of its own kind."""
     if _is_namedtuple(value):
         return "namedtuple", type(value), list(value)
-    if type(value) in (tuple, list):
+    if type(value) in (tuple, list) or isinstance(value, tuple):
         return type(value), None, list(value)
     if type(value) is dict:
         return dict, list(value.keys()), list(value.values())
@@ -76,7 +94,7 @@ def _node(value: Any) -> tuple[Any, Any, list[Any]] | None:
 def tree_flatten(tree: Any) -> tuple[list[Any], TreeSpec]:
     """The leaves of ``tree`` in order, and its spec. Example::
 
-        tree_flatten((x, {"a": y}))   # ([x, y], TreeSpec(tuple, None, [*, ...]))
+    tree_flatten((x, {"a": y}))   # ([x, y], TreeSpec(tuple, None, [*, ...]))
     """
     leaves: list[Any] = []
     return leaves, _flatten(tree, leaves)
@@ -105,7 +123,7 @@ def _unflatten(leaves: Any, spec: TreeSpec) -> Any:
         return spec.context(*children)
     if spec.kind is dict:
         return dict(zip(spec.context, children))
-    return spec.kind(children)
+    return spec.kind(tuple(children)) if issubclass(spec.kind, tuple) else spec.kind(children)
 
 
 def tree_map(function: Callable[[Any], Any], tree: Any) -> Any:

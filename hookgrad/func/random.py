@@ -85,12 +85,30 @@ def _physical(value: Any, levels: tuple[int, ...], sizes: tuple[int, ...]) -> An
     return value
 
 
+SAME_ERROR = (
+    "Vmap does not currently support same randomness with a batched tensor input. Please "
+    "file an issue with functorch"
+)
+
+
+def _drawing_once(sampler: Callable[..., Any]) -> Callable[..., Any]:
+    """``sampler`` as it is (one draw for all examples), refusing a batched argument (a
+    probability per example), as torch's ``"same"`` mode does."""
+
+    def draw(like: np.ndarray, *args: Any, **kwargs: Any) -> Any:
+        if any(type(a) is BatchedArray for a in (*args, *kwargs.values())):
+            raise RuntimeError(SAME_ERROR)
+        return sampler(like, *args, **kwargs)
+
+    return draw
+
+
 def _replacements(mode: str) -> dict[str, Any]:
     if mode == "error":
         return {name: _refused for name in _ORIGINALS}
     if mode == "different":
         return {name: _batch_drawing(_ORIGINALS[name]) for name in _SAMPLERS}
-    return dict(_ORIGINALS)
+    return {name: _drawing_once(_ORIGINALS[name]) for name in _SAMPLERS}
 
 
 @contextlib.contextmanager

@@ -65,9 +65,7 @@ def vmap(
             f"Got {randomness}"
         )
     if chunk_size is not None and chunk_size < 1:
-        raise ValueError(
-            f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})"
-        )
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -99,7 +97,9 @@ def _call(
     flat_in_dims = _flat_in_dims(name, in_dims, args, args_spec)
     size = _batch_size(name, in_dims, flat_args, flat_in_dims)
     if chunk_size is None or chunk_size >= size:
-        return _run(func, name, out_dims, randomness, size, flat_args, flat_in_dims, args_spec, kwargs)
+        return _run(
+            func, name, out_dims, randomness, size, flat_args, flat_in_dims, args_spec, kwargs
+        )
     chunks = []
     for start in range(0, size, chunk_size):
         stop = min(start + chunk_size, size)
@@ -108,7 +108,17 @@ def _call(
             for x, d in zip(flat_args, flat_in_dims)
         ]
         chunks.append(
-            _run(func, name, out_dims, randomness, stop - start, chunk_args, flat_in_dims, args_spec, kwargs)
+            _run(
+                func,
+                name,
+                out_dims,
+                randomness,
+                stop - start,
+                chunk_args,
+                flat_in_dims,
+                args_spec,
+                kwargs,
+            )
         )
     return _joined(chunks, out_dims)
 
@@ -223,7 +233,9 @@ def _unbatched(name: str, outputs: Any, out_dims: Any, level: Level) -> Any:
                 f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], "
                 f"but got {dim})"
             )
-        results.append(dispatch.apply(batching.MoveOut(level.index, dim % ndim, level.size), output))
+        results.append(
+            dispatch.apply(batching.MoveOut(level.index, dim % ndim, level.size), output)
+        )
     return tree_unflatten(results, spec)
 
 

@@ -35,6 +35,7 @@ SECTIONS = [
         "The fraction of ReLU outputs that are exactly zero; a fraction near 1 means units "
         "that no longer learn.",
     ),
+    ("per-sample", "Per-example gradients", page.PER_SAMPLE_ABOUT),
     ("graph", "Autograd graph of one step", "make_dot of the first step's loss."),
     (
         "hook-trace",
@@ -63,10 +64,25 @@ def build_report(inspection: Inspection, run: dict[str, str]) -> str:
             if relus
             else '<p class="missing">The model has no ReLU module.</p>'
         )
+        bodies["per-sample"] = _per_sample(watched)
         bodies["graph"] = _graph(inspection.first_loss, dict(model.named_parameters()))
         bodies["hook-trace"] = page.hook_trace(inspection.trace)
     sections = [(key, title, about, bodies[key]) for key, title, about in SECTIONS]
     return page.page("hookgrad gradient inspector", sections)
+
+
+def _per_sample(watched: Any) -> str:
+    """The section from the ``PerSampleMonitor`` the session attached to the model
+    (``watched.per_sample``; a string says why there is none)."""
+    monitor = getattr(watched, "per_sample", None)
+    if monitor is None:
+        return (
+            '<p class="missing">Per-example gradients were not recorded in this run (the '
+            "session attaches no PerSampleMonitor to the model).</p>"
+        )
+    if isinstance(monitor, str):
+        return f'<p class="missing">No per-example gradients: {html.escape(monitor)}</p>'
+    return page.per_sample(monitor)
 
 
 def _graph(loss: Tensor | None, named_parameters: dict[str, Any]) -> str:

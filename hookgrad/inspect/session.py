@@ -11,9 +11,14 @@ pass reached it. ``--steps N`` ends the script after N steps of a model.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import hookgrad
+from hookgrad import serialization
+from hookgrad.hooks import HookDict
 from hookgrad.nn.modules import global_hooks
 from hookgrad.optim import optimizer as optimizer_module
 from hookgrad.tensor import Tensor
@@ -37,6 +42,8 @@ class Watched:
     # An optimizer steps it: its steps end at ``optimizer.step()``.
     managed: bool = False
     parameter_ids: set[int] = field(default_factory=set)
+    # The monitor's hooks: (a hook dict of one of the model's modules, the keys it added).
+    own_hooks: list[tuple[HookDict, set[int]]] = field(default_factory=list)
 
     @property
     def trained(self) -> bool:
@@ -62,6 +69,7 @@ class Inspection:
         self._traced: Watched | None = None
         self._handles: list[Any] = []
         self._backward: Any = None
+        self._save: Any = None
         # The parameters of the optimizer whose step is running.
         self._stepping: set[int] = set()
 
@@ -83,6 +91,14 @@ class Inspection:
 
         backward.__doc__ = self._backward.__doc__
         Tensor.backward = backward  # type: ignore[method-assign]
+        self._save = serialization.save
+
+        def save(obj: Any, *args: Any, **kwargs: Any) -> Any:
+            with inspection._without_own_hooks():
+                return inspection._save(obj, *args, **kwargs)
+
+        save.__doc__ = self._save.__doc__
+        hookgrad.save = serialization.save = save
 
     def stop(self) -> None:
         """Remove every hook, close the steps still open, end the trace."""
@@ -92,6 +108,9 @@ class Inspection:
         if self._backward is not None:
             Tensor.backward = self._backward  # type: ignore[method-assign]
             self._backward = None
+        if self._save is not None:
+            hookgrad.save = serialization.save = self._save
+            self._save = None
         for watched in self.watched:
             if watched.monitor.pending:
                 self._close(watched, may_stop=False)
@@ -159,7 +178,12 @@ class Inspection:
         ids = {id(p) for p in parameters}
         if not parameters or any(ids & w.parameter_ids for w in self.watched):
             return None  # no trainable parameters, or a part of a model already watched
+        before = {id(hooks): set(hooks) for hooks in _hook_dicts(module)}
         watched = Watched(module, GradientMonitor(module), parameter_ids=ids)
+        for hooks in _hook_dicts(module):
+            added = set(hooks) - before.get(id(hooks), set())
+            if added:
+                watched.own_hooks.append((hooks, added))
         watched.managed = bool(ids & self._stepping)
         self.watched.append(watched)
         if self._traced is None:
@@ -179,6 +203,23 @@ class Inspection:
         if may_stop and self.max_steps is not None and watched.steps >= self.max_steps:
             raise StopScript(f"stopped after {watched.steps} steps (--steps)")
 
+    @contextmanager
+    def _without_own_hooks(self) -> Iterator[None]:
+        """The monitors' hooks taken off the models for the block, so that a script that
+        saves a whole model (``torch.save(model)``) pickles only its own hooks."""
+        kept = []
+        for watched in self.watched:
+            for hooks, keys in watched.own_hooks:
+                kept.append((hooks, list(hooks.items())))
+                for key in keys:
+                    hooks.pop(key, None)
+        try:
+            yield
+        finally:
+            for hooks, items in kept:
+                hooks.clear()
+                hooks.update(items)
+
     def _end_trace(self) -> None:
         if self._trace_context is not None:
             self._trace_context.__exit__(None, None, None)
@@ -187,3 +228,13 @@ class Inspection:
 
 def _parameter_ids(optimizer: Any) -> set[int]:
     return {id(p) for group in optimizer.param_groups for p in group["params"]}
+
+
+def _hook_dicts(model: Any) -> list[HookDict]:
+    """The hook dicts of ``model`` and of every module in it."""
+    return [
+        value
+        for module in model.modules()
+        for value in vars(module).values()
+        if isinstance(value, HookDict)
+    ]

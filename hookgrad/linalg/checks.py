@@ -9,7 +9,6 @@ Wrong arguments raise ``RuntimeError`` with torch's text. The named tuples are t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,7 @@ import numpy as np
 from hookgrad import grad_mode
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.functions.generated import check_out, write_out
+from hookgrad.tensor.named_tuples import ReturnType
 from hookgrad.tensor.tensor import Tensor
 
 
@@ -36,38 +36,12 @@ _LinAlgError.__module__ = "torch._C"
 LinAlgError = _LinAlgError
 
 
-class ReturnType(tuple):
-    """A tuple whose items also have names, as torch's ``torch.return_types``."""
-
-    __slots__ = ()
-    fields: tuple[str, ...] = ()
-
-    def __new__(cls, values: Iterable[Any]) -> ReturnType:
-        return super().__new__(cls, values)
-
-    def __repr__(self) -> str:
-        items = ",\n".join(f"{name}={value!r}" for name, value in zip(self.fields, self))
-        return f"torch.return_types.{type(self).__name__}(\n{items})"
-
-    def __reduce__(self) -> Any:
-        return (type(self), (tuple(self),))
-
-
-def return_type(name: str, fields: Sequence[str]) -> type[ReturnType]:
-    """The named-tuple class torch returns as ``torch.return_types.<name>``."""
-    namespace: dict[str, Any] = {"__slots__": (), "fields": tuple(fields), "__qualname__": name}
-    for index, field in enumerate(fields):
-        namespace[field] = property(lambda self, index=index: self[index])
-    namespace["n_fields"] = len(fields)
-    cls = type(name, (ReturnType,), namespace)
-    cls.__module__ = "torch.return_types"
-    return cls
-
-
 # ---------------------------------------------------------------- argument checks
 
 
 def check_tensor(value: Any, function: str, name: str, position: int) -> None:
+    """torch's TypeError when argument ``name`` (at ``position``) of ``function`` is not a
+    tensor."""
     if not isinstance(value, Tensor):
         raise TypeError(
             f"{function}(): argument '{name}' (position {position}) must be Tensor, not "
@@ -76,7 +50,13 @@ def check_tensor(value: Any, function: str, name: str, position: int) -> None:
 
 
 def type_name(tensor: Any) -> str:
+    """The legacy type name of ``tensor``'s dtype in torch's messages (``Float``)."""
     return dtypes.legacy_name(tensor.dtype)
+
+
+def different_dtypes(a: Any, b: Any) -> bool:
+    """Whether two tensors have different dtypes."""
+    return a._data.dtype != b._data.dtype
 
 
 def check_floating(tensor: Any, api: str, low_precision: bool = True) -> None:

@@ -16,12 +16,21 @@ from hookgrad.linalg.checks import (
     check_tensor,
     raise_for_info,
     requires_grad,
-    return_type,
     type_name,
     with_out,
 )
-from hookgrad.ops import decompositions as ops
+from hookgrad.ops.factorizations import (
+    LdlFactor,
+    LinalgCholeskyEx,
+    LinalgEig,
+    LinalgEigh,
+    LinalgHouseholderProduct,
+    LinalgQr,
+    LinalgSvd,
+)
+from hookgrad.ops.lu import LinalgLu, LinalgLuFactorEx
 from hookgrad.tensor.dispatch import apply, wrap_constant
+from hookgrad.tensor.named_tuples import return_type
 
 __all__ = [
     "cholesky",
@@ -103,7 +112,7 @@ def _cholesky(A: Any, upper: bool, api: str) -> Any:
     check_square(A, api)
     check_floating(A, api, low_precision=False)
     check_kernel_dtype(A, "cholesky_cpu")
-    return apply(ops.LinalgCholeskyEx(upper), A)
+    return apply(LinalgCholeskyEx(upper), A)
 
 
 # ---------------------------------------------------------------- QR
@@ -128,7 +137,7 @@ def qr(A: Any, mode: str = "reduced", *, out: Any = None) -> Any:
     check_matrix(A, "linalg.qr")
     check_floating(A, "linalg.qr", low_precision=False)
     check_kernel_dtype(A, "geqrf_cpu")
-    return with_out("linalg_qr", (A,), linalg_qr(apply(ops.LinalgQr(mode), A)), out)
+    return with_out("linalg_qr", (A,), linalg_qr(apply(LinalgQr(mode), A)), out)
 
 
 # ---------------------------------------------------------------- eigenvalues
@@ -156,7 +165,7 @@ def eig(input: Any, *, out: Any = None) -> Any:
         L     # tensor([2.+0.j, 3.+0.j])
     """
     _check_eig(input, "linalg.eig")
-    return with_out("linalg_eig", (input,), linalg_eig(apply(ops.LinalgEig(), input)), out)
+    return with_out("linalg_eig", (input,), linalg_eig(apply(LinalgEig(), input)), out)
 
 
 def eigvals(input: Any, *, out: Any = None) -> Any:
@@ -166,7 +175,7 @@ def eigvals(input: Any, *, out: Any = None) -> Any:
     """
     _check_eig(input, "linalg.eig")
     if requires_grad(input):
-        values = apply(ops.LinalgEig(), input)[0]
+        values = apply(LinalgEig(), input)[0]
     else:
         data = input._data
         complex_dtype = np.result_type(data.dtype, np.complex64)
@@ -181,7 +190,7 @@ def _eigh(A: Any, UPLO: str, api: str) -> Any:
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     check_square(A, api)
     check_kernel_dtype(A, "linalg_eigh_cpu")
-    return apply(ops.LinalgEigh(UPLO.upper()), A)
+    return apply(LinalgEigh(UPLO.upper()), A)
 
 
 def eigh(input: Any, UPLO: str = "L", *, out: Any = None) -> Any:
@@ -255,7 +264,7 @@ def svd(A: Any, full_matrices: bool = True, *, driver: Any = None, out: Any = No
         U.shape, S.shape, Vh.shape    # (4, 3), (3,), (3, 3)
     """
     _check_svd(A, driver)
-    result = linalg_svd(apply(ops.LinalgSvd(full_matrices), A))
+    result = linalg_svd(apply(LinalgSvd(full_matrices), A))
     return with_out("linalg_svd", (A,), result, out)
 
 
@@ -267,7 +276,7 @@ def svdvals(A: Any, *, driver: Any = None, out: Any = None) -> Any:
     """
     _check_svd(A, driver)
     compute_uv = requires_grad(A)
-    values = apply(ops.LinalgSvd(False, compute_uv), A)[1]
+    values = apply(LinalgSvd(False, compute_uv), A)[1]
     return with_out("linalg_svdvals", (A,), values, out)
 
 
@@ -291,7 +300,7 @@ def lu_factor_ex(A: Any, *, pivot: bool = True, check_errors: bool = False, out:
     row ``i``; ``info`` is the 1-based index of the first zero on U's diagonal (0 if
     none). See :func:`lu_factor`."""
     _check_lu(A, pivot, "torch.lu_factor", "linalg_lu_factor_ex")
-    result = apply(ops.LinalgLuFactorEx(pivot), A)
+    result = apply(LinalgLuFactorEx(pivot), A)
     if check_errors:
         raise_for_info(result[2]._data, "torch.linalg.lu_factor_ex", "lu_factor")
     return with_out("linalg_lu_factor_ex", (A,), linalg_lu_factor_ex(result), out)
@@ -308,7 +317,7 @@ def lu_factor(A: Any, *, pivot: bool = True, out: Any = None) -> Any:
         pivots    # tensor([2, 2], dtype=torch.int32)
     """
     _check_lu(A, pivot, "torch.lu_factor", "linalg_lu_factor")
-    lu_data, pivots, info = apply(ops.LinalgLuFactorEx(pivot), A)
+    lu_data, pivots, info = apply(LinalgLuFactorEx(pivot), A)
     raise_for_info(info._data, "torch.linalg.lu_factor", "lu_factor")
     return with_out("linalg_lu_factor", (A,), linalg_lu_factor((lu_data, pivots)), out)
 
@@ -323,7 +332,7 @@ def lu(A: Any, *, pivot: bool = True, out: Any = None) -> Any:
         (P @ L @ U)       # the input back
     """
     _check_lu(A, pivot, "linalg.lu", "linalg_lu")
-    lower, upper, p = apply(ops.LinalgLu(pivot), A)
+    lower, upper, p = apply(LinalgLu(pivot), A)
     return with_out("linalg_lu", (A,), linalg_lu((p, lower, upper)), out)
 
 
@@ -341,7 +350,7 @@ def ldl_factor_ex(
     check_square(input, api)
     check_floating(input, api, low_precision=False)
     check_kernel_dtype(input, "ldl_factor_cpu")
-    result = apply(ops.LdlFactor(hermitian), input)
+    result = apply(LdlFactor(hermitian), input)
     if check_errors and np.any(result[2]._data):
         raise RuntimeError(
             f"torch.linalg.ldl_factor_ex: Unknown error code: {int(result[2]._data.flat[0])}."
@@ -384,7 +393,7 @@ def householder_product(input: Any, tau: Any, *, out: Any = None) -> Any:
     check_tensor(tau, "linalg_householder_product", "tau", 2)
     check_householder(input, tau, api)
     check_kernel_dtype(input, "orgqr_cpu")
-    result = apply(ops.LinalgHouseholderProduct(), input, tau)
+    result = apply(LinalgHouseholderProduct(), input, tau)
     return with_out("linalg_householder_product", (input, tau), result, out)
 
 

@@ -16,7 +16,7 @@ from hookgrad.ops import reduction as reduction_ops
 from hookgrad.ops.util import wrap_dim, wrap_dims
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply, broadcast_shapes
-from hookgrad.tensor.functions.reduction import _check_inf_norm, _given_dims
+from hookgrad.tensor.functions.reduction import check_inf_norm, saved_dims
 
 __all__ = [
     "cross",
@@ -46,7 +46,28 @@ def _check_norm_dtype(dtype: Any, input: Any, api: str) -> Any:
     if complex_input != target.is_complex:
         kind = "complex" if complex_input else "real"
         raise RuntimeError(f"{api}: dtype should be {kind} for {kind} inputs, but got {name}")
+    if dtypes.promote_types(input.dtype, target) is not target:
+        raise RuntimeError(
+            f"{api}: the dtype of the input ({dtypes.legacy_name(input.dtype)}) should be "
+            f"convertible without narrowing to the specified dtype ({name})"
+        )
     return target.np
+
+
+def _check_out_dtype(result: Any, out: Any, api: str | None) -> None:
+    """torch's norms write only into an ``out`` of the result's dtype (``api`` names the
+    function in the message; None: the message of ``linalg.vector_norm``)."""
+    if out is None or not hasattr(out, "dtype") or out.dtype is result.dtype:
+        return
+    if api is None:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {dtypes.cpp_name(result.dtype)}, but got "
+            f"{dtypes.cpp_name(out.dtype)} instead"
+        )
+    raise RuntimeError(
+        f"{api} expected out tensor dtype {dtypes.legacy_name(result.dtype)} but got: "
+        f"{dtypes.legacy_name(out.dtype)}"
+    )
 
 
 def vector_norm(
@@ -72,9 +93,11 @@ def vector_norm(
     np_dtype = _check_norm_dtype(dtype, x, "linalg.vector_norm")
     dims = None if dim is None else wrap_dims(dim, x.ndim)
     if math.isinf(ord):
-        _check_inf_norm(x, dims or None)
-    op = reduction_ops.VectorNorm(ord, _given_dims(dim), keepdim, np_dtype)
-    return with_out("linalg_vector_norm", (x,), apply(op, x), out)
+        check_inf_norm(x, dims or None)
+    op = reduction_ops.VectorNorm(ord, saved_dims(dim), keepdim, np_dtype)
+    result = apply(op, x)
+    _check_out_dtype(result, out, None)
+    return with_out("linalg_vector_norm", (x,), result, out)
 
 
 def _backshift(dim0: int, dim1: int, ndim: int) -> list[int]:
@@ -121,7 +144,7 @@ def matrix_norm(
     check_floating(input, api, low_precision=low_precision)
     dims = [dim] if isinstance(dim, int) else list(dim)
     if len(dims) != 2:
-        shown = dims[0] if len(dims) == 1 else dims
+        shown = " ".join(str(d) for d in dims)
         raise RuntimeError(f"{api}: dim must be a 2-tuple. Got {shown}")
     dims = [wrap_dim(d, input.ndim) for d in dims]
     if dims[0] == dims[1]:
@@ -138,6 +161,7 @@ def matrix_norm(
             dims[1] -= 1
         columns = vector_norm(input, 1.0, [dims[0]], keepdim, dtype=dtype)
         result = columns.amax(dims[1], keepdim) if ord > 0 else columns.amin(dims[1], keepdim)
+    _check_out_dtype(result, out, api)
     return with_out("linalg_matrix_norm", (input,), result, out)
 
 
@@ -201,6 +225,7 @@ def norm(
         result = matrix_norm(input, ord, matrix_dims, keepdim, dtype=dtype)
     else:
         result = vector_norm(input, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    _check_out_dtype(result, out, "linalg.norm")
     return with_out("linalg_norm", (input,), result, out)
 
 

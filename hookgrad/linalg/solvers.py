@@ -20,13 +20,23 @@ from hookgrad.linalg.checks import (
     check_square,
     check_tensor,
     raise_for_info,
-    return_type,
     type_name,
     with_out,
 )
 from hookgrad.linalg.norms import matrix_norm
-from hookgrad.ops import decompositions as ops
+from hookgrad.ops.decompositions import LinalgDet, LinalgLstsq, LinalgPinv, LinalgSlogdet
+from hookgrad.ops.factorizations import LdlSolve, LinalgMatrixExp
+from hookgrad.ops.lu import (
+    LinalgInvEx,
+    LinalgLuSolve,
+    LinalgSolveEx,
+    LinalgSolveTriangular,
+    vector_rhs,
+)
+from hookgrad.ops.util import wrap_dim
+from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply, broadcast_shapes, wrap_constant
+from hookgrad.tensor.named_tuples import return_type
 from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
@@ -76,7 +86,7 @@ def det(A: Any, *, out: Any = None) -> Any:
         hookgrad.linalg.det(A)      # tensor(5., grad_fn=<LinalgDetBackward0>)
     """
     _check_lu_input(A, "linalg.det", "linalg_det")
-    return with_out("linalg_det", (A,), apply(ops.LinalgDet(), A)[0], out)
+    return with_out("linalg_det", (A,), apply(LinalgDet(), A)[0], out)
 
 
 def slogdet(A: Any, *, out: Any = None) -> Any:
@@ -89,7 +99,7 @@ def slogdet(A: Any, *, out: Any = None) -> Any:
         sign, logabsdet     # tensor(-1.), tensor(1.7918)
     """
     _check_lu_input(A, "linalg.slogdet", "linalg_slogdet")
-    sign, logabsdet, _, _ = apply(ops.LinalgSlogdet(), A)
+    sign, logabsdet, _, _ = apply(LinalgSlogdet(), A)
     return with_out("linalg_slogdet", (A,), linalg_slogdet((sign, logabsdet)), out)
 
 
@@ -124,7 +134,7 @@ def _inv(A: Any, api: str, name: str) -> Any:
     check_tensor(A, name, "A", 1)
     check_square(A, api)
     check_floating(A, api)
-    return apply(ops.LinalgInvEx(), A)
+    return apply(LinalgInvEx(), A)
 
 
 # ---------------------------------------------------------------- solve
@@ -153,7 +163,7 @@ def _solve(A: Any, B: Any, left: bool, name: str) -> Any:
     check_tensor(A, name, "A", 1)
     check_tensor(B, name, "B", 2)
     check_same_dtype(A, B, api)
-    vector = ops.vector_rhs(tuple(A._data.shape), tuple(B._data.shape))
+    vector = vector_rhs(tuple(A._data.shape), tuple(B._data.shape))
     b_matrix = B.unsqueeze(-1) if vector else B
     _check_solver(A, b_matrix, left, api)
     _broadcast_batch(b_matrix._data.shape[:-2], A._data.shape[:-2])
@@ -163,7 +173,7 @@ def _solve(A: Any, B: Any, left: bool, name: str) -> Any:
             "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)"
         )
     check_floating(A, api)
-    result, _, _, info = apply(ops.LinalgSolveEx(left), A, B)
+    result, _, _, info = apply(LinalgSolveEx(left), A, B)
     return result, info
 
 
@@ -220,7 +230,7 @@ def solve_triangular(
     factorizations.check_kernel_dtype(input, "triangular_solve_cpu")
     if B._data.dtype != input._data.dtype:
         B = B.to(input.dtype)
-    op = ops.LinalgSolveTriangular(upper, left, unitriangular)
+    op = LinalgSolveTriangular(upper, left, unitriangular)
     return with_out("linalg_solve_triangular", (input, B), apply(op, input, B), out)
 
 
@@ -254,7 +264,7 @@ def lu_solve(
         raise RuntimeError(
             f"{api}: Number of pivots per batch should be same as the dimension of the matrix"
         )
-    op = ops.LinalgLuSolve(left, adjoint)
+    op = LinalgLuSolve(left, adjoint)
     return with_out("linalg_lu_solve", (LU, B), apply(op, LU, pivots, B), out)
 
 
@@ -271,12 +281,22 @@ def ldl_solve(LD: Any, pivots: Any, B: Any, *, hermitian: bool = False, out: Any
     check_tensor(pivots, "linalg_ldl_solve", "pivots", 2)
     check_tensor(B, "linalg_ldl_solve", "B", 3)
     check_square(LD, api, "LD")
-    check_matrix(B, api, "B")
-    if pivots._data.dtype != np.int32:
+    if pivots._data.dtype.kind not in "iu":
         raise RuntimeError(f"{api}: Expected pivots to be integers. Got {type_name(pivots)}")
+    # torch's ``linearSolveCheckInputs``: the dtypes, then the sizes (a 1-D B has no -2 dim)
     if LD._data.dtype != B._data.dtype:
-        raise RuntimeError(f"{api}: LD dtype {type_name(LD)} does not match b dtype {type_name(B)}")
-    op = ops.LdlSolve(hermitian)
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {type_name(B)} and A "
+            f"of type {type_name(LD)} instead."
+        )
+    rows = B.shape[wrap_dim(-2, B.ndim)]
+    if rows != LD.shape[-1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for {api}: each A matrix is {LD.shape[-1]} by "
+            f"{LD.shape[-1]} but each b matrix is {rows} by {B.shape[-1]}"
+        )
+    pivots = pivots if pivots._data.dtype == np.int32 else pivots.to(dtypes.int32)
+    op = LdlSolve(hermitian)
     return with_out("linalg_ldl_solve", (LD, B), apply(op, LD, pivots, B), out)
 
 
@@ -323,7 +343,7 @@ def lstsq(input: Any, b: Any, rcond: float | None = None, *, driver: str | None 
     _broadcast_batch(input._data.shape[:-2], b_batch[:-1] if not vector else b_batch)
     if driver == "gels":
         _check_gels(input, api)
-    return linalg_lstsq(apply(ops.LinalgLstsq(rcond, driver), input, b))
+    return linalg_lstsq(apply(LinalgLstsq(rcond, driver), input, b))
 
 
 def _check_gels(A: Any, api: str) -> None:
@@ -379,7 +399,7 @@ def pinv(
         )
     if rcond is not None:
         rtol = rcond
-    op = ops.LinalgPinv(_tolerance(atol), _tolerance(rtol), hermitian)
+    op = LinalgPinv(_tolerance(atol), _tolerance(rtol), hermitian)
     return with_out("linalg_pinv", (input,), apply(op, input), out)
 
 
@@ -474,7 +494,7 @@ def matrix_exp(input: Any) -> Any:
     check_tensor(input, "linalg_matrix_exp", "A", 1)
     check_square(input, "linalg.matrix_exp")
     check_floating(input, "linalg.matrix_exp", low_precision=False)
-    return apply(ops.LinalgMatrixExp(), input)
+    return apply(LinalgMatrixExp(), input)
 
 
 # ---------------------------------------------------------------- condition numbers

@@ -4,8 +4,11 @@
 Most are ``torch.linalg`` functions under older names or with older conventions
 (``torch.svd`` returns ``V``, not ``Vh``; ``torch.qr`` takes ``some``); the rest are the
 legacy solvers (``triangular_solve``, ``cholesky_solve``, ``lu_solve``), Householder
-helpers (``geqrf``, ``orgqr``, ``ormqr``), distances (``cdist``, ``pdist``, ``dist``) and
-the fused ``addcmul``/``addcdiv``. ``hookgrad.tensor.functions.linalg`` exports them.
+helpers (``geqrf``, ``orgqr``, ``ormqr``), norms and distances (``cdist``, ``pdist``,
+``dist``). The fused ``addcmul``/``addcdiv`` are in ``fused_pointwise.py``.
+``hookgrad.tensor.functions.linalg`` exports them.
+
+Example: ``hookgrad.svd(hookgrad.eye(2)).V`` is the 2x2 identity.
 """
 
 from __future__ import annotations
@@ -22,20 +25,19 @@ from hookgrad.linalg.checks import (
     check_square,
     check_tensor,
     raise_for_info,
-    return_type,
     type_name,
     with_out,
 )
-from hookgrad.ops import decompositions as ops
 from hookgrad.ops import linalg as linalg_ops
+from hookgrad.ops.factorizations import Cholesky, CholeskyInverse, CholeskySolve, Geqrf, Ormqr
+from hookgrad.ops.lu import LuUnpack, TriangularSolve
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply, broadcast_shapes
-from hookgrad.tensor.functions.inplace import _inplace_op
+from hookgrad.tensor.functions.inplace import run_inplace_op
+from hookgrad.tensor.named_tuples import return_type
 
 __all__ = [
-    "addcdiv",
-    "addcmul",
     "cdist",
     "chain_matmul",
     "cholesky",
@@ -55,6 +57,7 @@ __all__ = [
     "lu_unpack",
     "matrix_exp",
     "matrix_power",
+    "norm",
     "nuclear_norm",
     "orgqr",
     "ormqr",
@@ -190,7 +193,7 @@ def cholesky(input: Any, upper: bool = False, *, out: Any = None) -> Any:
     check_tensor(input, "cholesky", "input", 1)
     check_square(input, "cholesky")
     factorizations.check_kernel_dtype(input, "cholesky_cpu")
-    op = ops.Cholesky(upper)
+    op = Cholesky(upper)
     result = apply(op, input)
     raise_for_info(op.info, "cholesky", "cholesky")
     return with_out("cholesky", (input,), result, out)
@@ -247,7 +250,7 @@ def lu_unpack(
             "dtype.\nNote: this function is intended to be used with the output produced by "
             "torch.linalg.lu_factor"
         )
-    lower, upper, p = apply(ops.LuUnpack(unpack_data, unpack_pivots), LU_data, LU_pivots)
+    lower, upper, p = apply(LuUnpack(unpack_data, unpack_pivots), LU_data, LU_pivots)
     return with_out("lu_unpack", (LU_data,), lu_unpack_result((p, lower, upper)), out)
 
 
@@ -259,7 +262,7 @@ def geqrf(input: Any, *, out: Any = None) -> Any:
     if input.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     factorizations.check_kernel_dtype(input, "geqrf_cpu")
-    return with_out("geqrf", (input,), geqrf_result(apply(ops.Geqrf(), input)), out)
+    return with_out("geqrf", (input,), geqrf_result(apply(Geqrf(), input)), out)
 
 
 def orgqr(input: Any, input2: Any) -> Any:
@@ -310,7 +313,7 @@ def ormqr(
                 f"{type_name(input)} and {name} has dtype {type_name(value)}"
             )
     factorizations.check_kernel_dtype(input, "ormqr_cpu")
-    result = apply(ops.Ormqr(left, transpose), input, input2, input3)
+    result = apply(Ormqr(left, transpose), input, input2, input3)
     return with_out("ormqr", (input, input2, input3), result, out)
 
 
@@ -372,7 +375,7 @@ def triangular_solve(
     check_tensor(A, "triangular_solve", "A", 2)
     _check_legacy_solver(input, A, "torch.triangular_solve", "triangular_solve")
     factorizations.check_kernel_dtype(A, "triangular_solve_cpu")
-    op = ops.TriangularSolve(upper, transpose, unitriangular)
+    op = TriangularSolve(upper, transpose, unitriangular)
     result = triangular_solve_result(apply(op, input, A))
     return with_out("triangular_solve", (input, A), result, out)
 
@@ -390,7 +393,7 @@ def cholesky_solve(input: Any, input2: Any, upper: bool = False, *, out: Any = N
     check_tensor(input2, "cholesky_solve", "input2", 2)
     _check_legacy_solver(input, input2, "cholesky_solve", "cholesky_solve")
     factorizations.check_kernel_dtype(input, "cholesky_solve_cpu")
-    result = apply(ops.CholeskySolve(upper), input, input2)
+    result = apply(CholeskySolve(upper), input, input2)
     return with_out("cholesky_solve", (input, input2), result, out)
 
 
@@ -406,7 +409,7 @@ def cholesky_inverse(input: Any, upper: bool = False, *, out: Any = None) -> Any
     zero = diagonal == 0
     info = np.where(zero.any(axis=-1), np.argmax(zero, axis=-1) + 1, 0)
     raise_for_info(info, "cholesky_inverse", "inv")
-    return with_out("cholesky_inverse", (input,), apply(ops.CholeskyInverse(upper), input), out)
+    return with_out("cholesky_inverse", (input,), apply(CholeskyInverse(upper), input), out)
 
 
 # ---------------------------------------------------------------- products
@@ -474,6 +477,48 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
 
 
 # ---------------------------------------------------------------- norms and distances
+
+
+def norm(
+    input: Any,
+    p: Any = "fro",
+    dim: Any = None,
+    keepdim: bool = False,
+    out: Any = None,
+    dtype: Any = None,
+) -> Any:
+    """The ``p``-norm of ``input`` over ``dim`` (all elements by default), as torch's
+    ``torch.norm``: a vector norm (:func:`hookgrad.linalg.vector_norm`) for a number
+    ``p`` (2, 1, ``inf``, ``-inf``, 0 counts non-zeros, any other real; None is 2) and
+    for ``'fro'`` over at most two dims; a matrix norm
+    (:func:`hookgrad.linalg.matrix_norm`) for ``'nuc'``, the sum of singular values,
+    over ``dim`` (two dims; all dims of a matrix by default). ``dtype`` computes in that
+    dtype; ``out`` receives the result. At a zero vector the 2-norm's gradient is 0.
+
+    Example::
+
+        hookgrad.tensor([3.0, 4.0]).norm()                         # tensor(5.)
+        hookgrad.tensor([3.0, -4.0]).norm(p=float("inf"))          # tensor(4.)
+        hookgrad.norm(hookgrad.tensor([[3.0, 0.0], [0.0, -4.0]]), "nuc")   # tensor(7.)
+    """
+    dims = None if dim is None else [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return norms.vector_norm(input, 2, dims, keepdim, dtype=dtype, out=out)
+        # the nuclear norm, or matrix_norm's error for any other order or too many dims
+        if dims is None:
+            dims = list(range(input.ndim))
+        return norms.matrix_norm(input, p, dims, keepdim, dtype=dtype, out=out)
+    ord = 2.0 if p is None else p
+    return norms.vector_norm(input, ord, dims, keepdim, dtype=dtype, out=out)
+
+
+def tensor_norm(
+    self: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None
+) -> Any:
+    """``Tensor.norm``: :func:`norm` of ``self`` (no ``out``; ``dtype`` is the fourth
+    argument). Example: ``hookgrad.tensor([3.0, 4.0]).norm()`` is ``tensor(5.)``."""
+    return norm(self, p, dim, keepdim, dtype=dtype)
 
 
 def nuclear_norm(input: Any, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
@@ -628,81 +673,11 @@ def _check_renorm(input: Any, p: float, dim: int, maxnorm: float) -> None:
 def renorm_(input: Any, p: float, dim: int, maxnorm: float) -> Any:
     """:func:`renorm` in place."""
     _check_renorm(input, p, dim, maxnorm)
-    return _inplace_op(input, linalg_ops.Renorm(p, dim, maxnorm), copy=True)
+    return run_inplace_op(input, linalg_ops.Renorm(p, dim, maxnorm), copy=True)
 
 
 def _number(value: Any) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
-
-
-# ---------------------------------------------------------------- addcmul / addcdiv
-
-
-def _addc(name: str, op_class: Any, input: Any, tensor1: Any, tensor2: Any, value: Any) -> Any:
-    _check_addc(name, input, tensor1, tensor2)
-    dtype = dtypes.result_type(input, tensor1, tensor2)
-    tensors = [x if x.dtype is dtype else x.to(dtype) for x in (input, tensor1, tensor2)]
-    return apply(op_class(value), *tensors)
-
-
-def _check_addc(name: str, input: Any, tensor1: Any, tensor2: Any) -> None:
-    for position, (arg, tensor) in enumerate(
-        (("input", input), ("tensor1", tensor1), ("tensor2", tensor2))
-    ):
-        check_tensor(tensor, name, arg, position + 1)
-    if name == "addcdiv":
-        kinds = {tensor1._data.dtype.kind, tensor2._data.dtype.kind}
-        if kinds <= set("biu"):
-            raise RuntimeError(
-                "Integer division with addcdiv is no longer supported, and in a future  release "
-                "addcdiv will perform a true division of tensor1 and tensor2. The historic "
-                "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
-                "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
-                "tensor2) for float inputs. The future addcdiv behavior is just the latter "
-                "implementation: (input + value * tensor1 / tensor2), for all dtypes."
-            )
-    broadcast_shapes(input._data.shape, tensor1._data.shape, tensor2._data.shape)
-
-
-def addcmul(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None) -> Any:
-    """``input + value * tensor1 * tensor2`` (broadcast), in one kernel.
-
-    Example: ``hookgrad.addcmul(hookgrad.ones(2), hookgrad.tensor([2.0, 3.0]),
-    hookgrad.tensor([4.0, 5.0]), value=0.5)`` is ``tensor([5.0000, 8.5000])``.
-    """
-    result = _addc("addcmul", linalg_ops.Addcmul, input, tensor1, tensor2, value)
-    return with_out("addcmul", (input, tensor1, tensor2), result, out)
-
-
-def addcdiv(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1, out: Any = None) -> Any:
-    """``input + value * tensor1 / tensor2`` (broadcast), in one kernel (as optimizers'
-    ``p.addcdiv_(exp_avg, denom, value=-lr)``).
-
-    Example: ``hookgrad.addcdiv(hookgrad.zeros(2), hookgrad.tensor([1.0, 4.0]),
-    hookgrad.tensor([2.0, 2.0]))`` is ``tensor([0.5000, 2.0000])``.
-    """
-    result = _addc("addcdiv", linalg_ops.Addcdiv, input, tensor1, tensor2, value)
-    return with_out("addcdiv", (input, tensor1, tensor2), result, out)
-
-
-def _addc_(name: str, op_class: Any, input: Any, tensor1: Any, tensor2: Any, value: Any) -> Any:
-    """``input`` updated in place, computed in the promoted dtype (then cast back, or
-    refused as torch refuses a float result in an integer tensor)."""
-    _check_addc(name, input, tensor1, tensor2)
-    dtype = dtypes.result_type(input, tensor1, tensor2)
-    others = tuple(x if x.dtype is dtype else x.to(dtype) for x in (tensor1, tensor2))
-    arrays = (input._data.astype(dtype.np, copy=False), *(x._data for x in others))
-    return _inplace_op(input, op_class(value), others, arrays)
-
-
-def addcmul_(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
-    """:func:`addcmul` in place."""
-    return _addc_("addcmul", linalg_ops.Addcmul, input, tensor1, tensor2, value)
-
-
-def addcdiv_(input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
-    """:func:`addcdiv` in place."""
-    return _addc_("addcdiv", linalg_ops.Addcdiv, input, tensor1, tensor2, value)
 
 
 # ---------------------------------------------------------------- removed in torch 1.9

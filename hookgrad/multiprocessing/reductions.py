@@ -16,10 +16,9 @@ from typing import Any
 import numpy as np
 
 from hookgrad.nn.parameter import Parameter
-from hookgrad.ops.indexing import storage_view
+from hookgrad.ops.as_strided import memory_owner, storage_view
 from hookgrad.ops.strides import torch_strides
 from hookgrad.tensor import shared_memory
-from hookgrad.tensor.layout import _memory_root
 from hookgrad.tensor.layout import storage_offset as storage_offset_of
 from hookgrad.tensor.tensor import Tensor
 
@@ -31,7 +30,7 @@ def reduce_tensor(tensor: Tensor) -> Any:
     descriptor and its layout when its storage is shared, else its usual form (a copy).
     """
     data = tensor._data
-    root = _memory_root(data)
+    root = memory_owner(data)
     fd = shared_memory.descriptor(root)
     if fd is None:
         return tensor.__reduce_ex__(2)

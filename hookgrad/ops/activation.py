@@ -1,7 +1,7 @@
 """Activation ops of ``nn``: leaky_relu, elu, gelu, silu and softplus.
 
 relu, sigmoid and tanh are in ``hookgrad.ops.unary``, softmax and log_softmax in
-``hookgrad.ops.reduction``. Every op is an entry of the derivative table
+``hookgrad.ops.scans``. Every op is an entry of the derivative table
 (``hookgrad.ops.table``) with torch's formula, which calls torch's backward op
 (``leaky_relu_backward`` ...), itself an entry: under ``create_graph=True`` the gradient's
 node is ``LeakyReluBackwardBackward0``, as in torch. As in torch, the in-place forms of

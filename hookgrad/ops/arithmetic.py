@@ -96,7 +96,14 @@ Div = entry(
 )
 
 
+def _check_divisor(a: Any, b: Any) -> None:
+    """Integer division refuses a zero divisor, as torch's kernels do."""
+    if a.dtype.kind in "iub" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
 def _div_rounding(a: Any, b: Any, rounding_mode: str) -> Any:
+    _check_divisor(a, b)
     if rounding_mode == "floor":
         return np.floor_divide(a, b)
     quotient = np.true_divide(a, b)
@@ -113,10 +120,17 @@ DivRounding = entry(
     other="zeros_like(grad)",
     elementwise=True,
 )
+
+
+def _remainder(a: Any, b: Any) -> Any:
+    _check_divisor(a, b)
+    return np.remainder(a, b)
+
+
 # ``self - floor(self / other) * other``; with a Python-number ``other`` it gets no edge.
 Remainder = entry(
     "remainder.Tensor(Tensor self, Tensor other) -> Tensor",
-    np.remainder,
+    _remainder,
     node="RemainderBackward1",
     quiet=True,
     self="grad",
@@ -125,7 +139,7 @@ Remainder = entry(
 )
 RemainderScalar = entry(
     "remainder.Scalar(Tensor self, Tensor other) -> Tensor",
-    np.remainder,
+    _remainder,
     node="RemainderBackward0",
     quiet=True,
     self="grad",
@@ -403,12 +417,29 @@ class Frexp(Op):
         return (grad / exponent.exp2(),)
 
 
-# ---------------------------------------------------------------- heaviside
+# ---------------------------------------------------------------- floor_divide and heaviside
+
+
+class FloorDivide(NotImplementedBackward):
+    """``floor_divide(input, other)``: ``div(..., rounding_mode='floor')``'s values, but
+    torch has no derivative for it: its node is ``NotImplemented``, with an edge for each
+    input that requires grad (``edges_for``)."""
+
+    aten_name = "floor_divide"
+    input_names = ("self", "other")
+    quiet = True
+
+    def __init__(self, aten_name: str = "floor_divide") -> None:
+        self.aten_name = aten_name  # ``floor_divide_`` for the in-place variant
+
+    def forward(self, a: Any, b: Any) -> Any:
+        return _div_rounding(a, b, "floor")
 
 
 class Heaviside(NotImplementedBackward):
     """``heaviside(input, values)``: 0 below 0, 1 above, ``values`` at 0. torch has no
-    derivative for it: its node is ``NotImplemented``."""
+    derivative for it: its node is ``NotImplemented``, with an edge for each input that
+    requires grad (``edges_for``)."""
 
     aten_name = "heaviside"
     input_names = ("self", "values")

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops.base import Op
-from hookgrad.ops.shape import wrapped
+from hookgrad.ops.dims import wrapped
 from hookgrad.ops.strides import torch_layout
 from hookgrad.ops.table import call, entry, node_function
 

@@ -287,3 +287,20 @@ class EmbeddingBagPerSampleWeightsBackward(NotImplementedBackward):
     def forward(self, grad: Any, weight: Any, indices: Any, offsets: Any, bags: Any) -> Any:
         products = np.sum(grad[bags] * weight[indices], axis=1)
         return np.where(indices == self.padding_idx, 0, products).astype(grad.dtype)
+
+
+class EmbeddingRenorm(Op):
+    """``embedding_renorm_``'s write into ``self``: the rescaled rows ``values``, computed
+    beforehand. torch has no derivative for it: its node raises ``NotImplementedError``."""
+
+    input_names = ("self", "indices")
+    non_differentiable = ("indices",)
+
+    def __init__(self, values: Any) -> None:
+        self.values = values
+
+    def forward(self, weight: Any, indices: Any) -> Any:
+        return self.values
+
+    def backward(self, grad: Any) -> Any:
+        raise NotImplementedError("the derivative for 'embedding_renorm' is not implemented.")

@@ -1,5 +1,6 @@
 """Indexing ops: ``[]``, index_put, gather/scatter, index_select/index_add, masks,
-take/put.
+take/put. The reducing ones (``scatter_reduce``, ``index_reduce``, ``index_copy``) are in
+``scatter_reduce.py``, ``as_strided`` and the storage helpers in ``as_strided.py``.
 
 The tensor layer parses a Python index once into a ``Key``; the ops here only apply it.
 An advanced index's tensors are inputs of its node (without edges), saved as torch saves
@@ -17,8 +18,8 @@ import numpy as np
 
 from hookgrad.graph.saved import FREED_MESSAGE
 from hookgrad.ops.base import Op
-from hookgrad.ops.shape import wrapped
-from hookgrad.ops.strides import as_view, preserve_layout, torch_strides
+from hookgrad.ops.dims import wrapped
+from hookgrad.ops.strides import as_view, torch_strides
 from hookgrad.ops.table import call
 
 
@@ -233,19 +234,19 @@ def _unfreed(key: Key | None) -> Key:
 # ---------------------------------------------------------------- gather / scatter
 
 
-def _leading(a: np.ndarray, shape: tuple[int, ...], dim: int) -> np.ndarray:
+def leading(a: np.ndarray, shape: tuple[int, ...], dim: int) -> np.ndarray:
     """The view of ``a`` cut to ``shape`` in every dim but ``dim``."""
     return a[tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(shape))]
 
 
-def _along(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
+def along(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
     """Full NumPy indices for the positions ``index`` points at along ``dim``."""
     grid = list(np.ix_(*(np.arange(s) for s in index.shape)))
     grid[dim] = index
     return tuple(grid)
 
 
-def _at_least_1d(*arrays: np.ndarray) -> list[np.ndarray]:
+def at_least_1d(*arrays: np.ndarray) -> list[np.ndarray]:
     """Views of ``arrays`` with a 0-dim one as 1-dim (torch's scatter/gather treat a
     0-dim tensor as having one element along dim 0)."""
     return [a.reshape(a.shape or (1,)) for a in arrays]
@@ -273,9 +274,9 @@ class Gather(Op):
         self.sparse_grad = sparse_grad
 
     def forward(self, a: Any, index: Any) -> Any:
-        a1, index1 = _at_least_1d(a, index)
+        a1, index1 = at_least_1d(a, index)
         dim = wrapped(self.dim, a1.ndim)
-        out = np.take_along_axis(_leading(a1, index1.shape, dim), index1, axis=dim)
+        out = np.take_along_axis(leading(a1, index1.shape, dim), index1, axis=dim)
         return out.reshape(index.shape)
 
     def backward(self, grad: Any) -> Any:
@@ -297,10 +298,10 @@ class Scatter(Op):
     def forward(self, a: Any, index: Any, src: Any) -> Any:
         self.src_shape = src.shape
         out = a.copy()
-        out1, index1, src1 = _at_least_1d(out, index, src)
+        out1, index1, src1 = at_least_1d(out, index, src)
         dim = wrapped(self.dim, out1.ndim)
-        view = _leading(out1, index1.shape, dim)
-        np.put_along_axis(view, index1, _leading(src1, index1.shape, -1), axis=dim)
+        view = leading(out1, index1.shape, dim)
+        np.put_along_axis(view, index1, leading(src1, index1.shape, -1), axis=dim)
         return out
 
     def backward(self, grad: Any) -> Any:
@@ -329,9 +330,9 @@ class ScatterValue(Op):
 
     def forward(self, a: Any, index: Any) -> Any:
         out = a.copy()
-        out1, index1 = _at_least_1d(out, index)
+        out1, index1 = at_least_1d(out, index)
         dim = wrapped(self.dim, out1.ndim)
-        view = _leading(out1, index1.shape, dim)
+        view = leading(out1, index1.shape, dim)
         np.put_along_axis(view, index1, np.asarray(self.value, a.dtype), axis=dim)
         return out
 
@@ -355,9 +356,9 @@ class ScatterAdd(Op):
     def forward(self, a: Any, index: Any, src: Any) -> Any:
         self.src_shape = src.shape
         out = a.copy()
-        out1, index1, src1 = _at_least_1d(out, index, src)
+        out1, index1, src1 = at_least_1d(out, index, src)
         dim = wrapped(self.dim, out1.ndim)
-        np.add.at(out1, _along(index1, dim), _leading(src1, index1.shape, -1))
+        np.add.at(out1, along(index1, dim), leading(src1, index1.shape, -1))
         return out
 
     def backward(self, grad: Any) -> Any:
@@ -652,376 +653,3 @@ class Put(Op):
         if needs[2]:
             grad_source = grad.take(index).reshape_as(source)
         return grad_self, None, grad_source
-
-
-# ---------------------------------------------------------------- scatter_reduce / index_reduce
-
-
-# The value a reduction starts from where ``include_self=False`` leaves ``self`` out.
-def _identity(reduce: str, dtype: np.dtype) -> Any:
-    if reduce in ("sum", "mean"):
-        return 0
-    if reduce == "prod":
-        return 1
-    if dtype.kind == "f":
-        return -np.inf if reduce == "amax" else np.inf
-    if dtype.kind == "b":
-        return reduce != "amax"
-    info = np.iinfo(dtype)
-    return info.min if reduce == "amax" else info.max
-
-
-# torch's kernels propagate NaN through amax / amin, as NumPy's maximum / minimum do.
-_UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum}
-_UFUNCS["amin"] = np.minimum
-
-
-def reduce_at(out: np.ndarray, where: Any, values: Any, reduce: str, include_self: bool) -> None:
-    """Reduce ``values`` into ``out[where]`` (repeated places too) in place, as torch's
-    ``scatter_reduce`` / ``index_reduce`` kernels: in index order; ``mean`` divides by the
-    count (``self`` included when ``include_self``), rounding down for integers."""
-    if not include_self:
-        out[where] = _identity(reduce, out.dtype)
-    _UFUNCS[reduce].at(out, where, values)
-    if reduce == "mean":
-        count = np.full(out.shape, 1 if include_self else 0, np.int64)
-        np.add.at(count, where, 1)
-        count[count == 0] = 1
-        if out.dtype.kind in "fc":
-            out[...] = out / count
-        else:
-            out[...] = np.floor_divide(out, count)
-
-
-def _reduce_name(reduce: str) -> str:
-    """torch's kernels take the legacy names ``max`` / ``min`` too."""
-    return {"max": "amax", "min": "amin"}.get(reduce, reduce)
-
-
-class DelayedError(Op):
-    """torch's ``DelayedError``: passes its input on, and fails when a backward reaches
-    it (a second derivative torch does not support in that case)."""
-
-    node_name = "DelayedError"
-    input_names = ("self",)
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def name(self) -> str:
-        return "torch::autograd::DelayedError"
-
-    def forward(self, a: Any) -> Any:
-        return a
-
-    def backward(self, grad: Any) -> Any:
-        raise RuntimeError(self.message)
-
-
-def _delayed(grad_src: Any, zeros: Any, message: str) -> Any:
-    """``grad_src`` behind a ``DelayedError`` when a graph is being recorded and some
-    place got more than one zero (torch's ``prod`` rule)."""
-    if grad_src.requires_grad and bool((zeros > 1).any()):
-        return grad_src._apply_op(DelayedError(message))
-    return grad_src
-
-
-class _Reduction(Op):
-    """What ``scatter_reduce`` and ``index_reduce`` share: inputs ``self``, ``index``,
-    ``source``; the saved tensors and arguments of torch's nodes; torch's backward
-    (``scatter_reduce_backward`` / ``index_reduce_backward``), written once with the
-    op-specific steps (``_spread``: add into zeros; ``_read``: read at the index;
-    ``_clear``: zero the places written) as methods."""
-
-    saved_attributes = ("dim", "include_self", "reduce")
-    _names = ""  # the choices torch's backward error lists
-
-    def __init__(self, dim: int, reduce: str, include_self: bool) -> None:
-        self.dim = dim
-        self.reduce = reduce
-        self.include_self = include_self
-
-    def backward(self, grad: Any) -> Any:
-        index, x, source, result = self.unpack()
-        reduce = self.reduce
-        if reduce == "sum":
-            grad_self, grad_source = grad, self._read(grad, index)
-        elif reduce == "prod":
-            grad_self, grad_source = self._prod(grad, x, index, source, result)
-        elif reduce == "mean":
-            count = grad.new_ones(grad.shape) if self.include_self else grad.new_zeros(grad.shape)
-            count = self._spread(count, index, source.new_ones(source.shape))
-            count = count.masked_fill(count == 0, 1)
-            grad_self = grad / count
-            grad_source = self._read(grad, index) / self._read(count, index)
-        elif reduce in ("amax", "amin"):
-            value = self._read(result, index)
-            self_is_result = (x == result).to(x.dtype)
-            source_is_result = (source == value).to(x.dtype)
-            distributed = grad / self._spread(self_is_result, index, source_is_result)
-            grad_self = self._mask(x == result, self_is_result) * distributed
-            grad_source = self._mask(source == value, source_is_result) * self._read(
-                distributed, index
-            )
-        else:
-            raise RuntimeError(f"Expected 'reduce' to be one of {self._names} but got {reduce}.")
-        if not self.include_self:
-            grad_self = self._clear(grad_self, index)
-        needs = self.needs_input_grad
-        return (grad_self if needs[0] else None, None, grad_source if needs[2] else None)
-
-    def _prod(self, grad: Any, x: Any, index: Any, source: Any, result: Any) -> Any:
-        masked_self = x.masked_fill(x == 0, 1)
-        masked_self_result = self._again(masked_self, index, source)
-        grad_self = grad * masked_self_result / masked_self
-        source_zero = source == 0
-        zeros = self._read(
-            self._spread(x.new_zeros(x.shape), index, source_zero.to(x.dtype)), index
-        )
-        single_zero = source_zero & (zeros == 1)
-        masked_source_result = self._again(x, index, source.masked_fill(single_zero, 1))
-        # NOTE: torch's C++ builds ``where``'s arguments last to first (and a quotient's
-        # divisor first): its nodes' order, which a second backward follows.
-        divisor = source.masked_fill(source_zero, 1)
-        otherwise = self._read(grad * result, index) / divisor
-        grad_source = self._read(grad * masked_source_result, index).where(single_zero, otherwise)
-        return grad_self, _delayed(grad_source, zeros, self._double_backward_error)
-
-
-class ScatterReduce(_Reduction):
-    """``self`` with ``src[i][j]`` reduced (``sum``, ``prod``, ``mean``, ``amax``,
-    ``amin``) into ``[index[i][j]][j]`` (for ``dim=0``); ``include_self``: whether the
-    places written start from ``self``'s values."""
-
-    input_names = ("self", "index", "src")
-    non_differentiable = ("index",)
-    saves = ("index", "self", "src", "result")
-    _names = "'sum', 'prod', 'mean', 'amax', 'amin'"
-    _double_backward_error = (
-        "scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are "
-        "scattered to the same position in self"
-    )
-
-    def forward(self, a: Any, index: Any, src: Any) -> Any:
-        out = a.copy()
-        out1, index1, src1 = _at_least_1d(out, index, src)
-        where = _along(index1, wrapped(self.dim, out1.ndim))
-        values = _leading(src1, index1.shape, -1)
-        reduce_at(out1, where, values, _reduce_name(self.reduce), self.include_self)
-        return out
-
-    def _spread(self, target: Any, index: Any, values: Any) -> Any:
-        return target.scatter_add(self.dim, index, values)
-
-    def _read(self, values: Any, index: Any) -> Any:
-        return values.gather(self.dim, index)
-
-    def _clear(self, values: Any, index: Any) -> Any:
-        return values.scatter(self.dim, index, 0)
-
-    def _again(self, target: Any, index: Any, values: Any) -> Any:
-        return target.scatter_reduce(
-            self.dim, index, values, self.reduce, include_self=self.include_self
-        )
-
-    @staticmethod
-    def _mask(equal: Any, equal_as_values: Any) -> Any:
-        return equal
-
-
-class IndexReduce(_Reduction):
-    """``self`` with the slices of ``source`` reduced (``prod``, ``mean``, ``amax``,
-    ``amin``) into the positions ``index`` picks along ``dim``."""
-
-    input_names = ("self", "index", "source")
-    non_differentiable = ("index",)
-    saves = ("index", "self", "source", "result")
-    _names = "'prod', 'amax', 'amin' or 'mean'"
-    _double_backward_error = (
-        "index_reduce(): Double backward is unsupported for source when >1 zeros in source "
-        "are scattered to the same position in self"
-    )
-
-    def forward(self, a: Any, index: Any, source: Any) -> Any:
-        out = a.copy()
-        where = (slice(None),) * wrapped(self.dim, a.ndim) + (index.reshape(-1),)
-        out1, source1 = _at_least_1d(out, source)
-        reduce_at(out1, where, source1, self.reduce, self.include_self)
-        return out
-
-    def _spread(self, target: Any, index: Any, values: Any) -> Any:
-        return target.index_add(self.dim, index, values)
-
-    def _read(self, values: Any, index: Any) -> Any:
-        return values.index_select(self.dim, index)
-
-    def _clear(self, values: Any, index: Any) -> Any:
-        return values.index_fill(self.dim, index, 0)
-
-    def _again(self, target: Any, index: Any, values: Any) -> Any:
-        return target.index_reduce(
-            self.dim, index, values, self.reduce, include_self=self.include_self
-        )
-
-    @staticmethod
-    def _mask(equal: Any, equal_as_values: Any) -> Any:
-        return equal_as_values
-
-
-class IndexCopy(Op):
-    """``self`` with the slices of ``source`` written at the positions ``index`` picks
-    along ``dim`` (the last one written stays where ``index`` repeats)."""
-
-    input_names = ("self", "index", "source")
-    non_differentiable = ("index",)
-    saves = ("index", "source")
-    saved_for = {"source": ("source",)}
-    saved_attributes = ("dim", "source_dim")
-
-    def __init__(self, dim: int) -> None:
-        self.dim = dim
-
-    def forward(self, a: Any, index: Any, source: Any) -> Any:
-        self.source_dim = source.ndim
-        out = a.copy()
-        where = (slice(None),) * wrapped(self.dim, a.ndim) + (index.reshape(-1),)
-        out1, source1 = _at_least_1d(out, source)
-        out1[where] = source1
-        return out
-
-    def backward(self, grad: Any) -> Any:
-        index, source = self.unpack()
-        needs = self.needs_input_grad
-        grad_self = grad.index_fill(self.dim, index, 0) if needs[0] else None
-        grad_source = None
-        if needs[2]:
-            if self.source_dim > 0:
-                grad_source = grad.index_select(self.dim, index).expand_as(source)
-            else:
-                grad_source = grad.index_select(self.dim, index.squeeze(0))
-        return grad_self, None, grad_source
-
-
-# ---------------------------------------------------------------- as_strided
-
-
-def _positions(shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> np.ndarray:
-    """The storage position (in elements) of each element of a strided layout."""
-    positions = np.full(shape, offset, np.int64)
-    for dim, (size, stride) in enumerate(zip(shape, strides)):
-        steps = np.arange(size, dtype=np.int64) * stride
-        positions += steps.reshape((size,) + (1,) * (len(shape) - dim - 1))
-    return positions
-
-
-def _owner(array: np.ndarray) -> np.ndarray:
-    """The array owning ``array``'s memory (the end of its chain of NumPy bases; an
-    ``as_strided`` view's base is a ``DummyArray`` holding the array it views)."""
-    while True:
-        base = array.base
-        if not isinstance(base, np.ndarray):
-            base = getattr(base, "base", None)
-            if not isinstance(base, np.ndarray):
-                return array
-        array = base
-
-
-def storage_view(
-    root: np.ndarray, dtype: Any, shape: tuple[int, ...], strides: tuple[int, ...], offset: int
-) -> np.ndarray:
-    """A view of the memory of ``root`` (the array owning it) as elements of ``dtype``
-    laid out with ``shape``, ``strides`` and ``offset`` (in elements)."""
-    memory = root.ravel(order="K").view(np.uint8)
-    itemsize = np.dtype(dtype).itemsize
-    return np.ndarray(
-        shape,
-        dtype,
-        buffer=memory,
-        offset=offset * itemsize,
-        strides=tuple(s * itemsize for s in strides),
-    )
-
-
-class AsStridedView(Op):
-    """``as_strided(size, stride, storage_offset)``: a view of the input's memory with
-    any layout (``storage_offset`` None: the input's own). Its backward adds the gradient
-    into the memory's places and reads the input's back (shared equally where the input's
-    own elements share memory), as torch's ``as_strided_backward`` does."""
-
-    view = True
-    node_name = "AsStridedBackward0"
-    input_names = ("self",)
-    saved_attributes = ("size", "storage_offset", "stride")
-
-    def __init__(
-        self,
-        size: tuple[int, ...],
-        stride: tuple[int, ...],
-        storage_offset: int | None,
-        root: np.ndarray,
-        offsets: tuple[int, int],
-    ) -> None:
-        self.size = size
-        self.stride = stride
-        self.storage_offset = storage_offset
-        self.root = root
-        self.offset, self.input_offset = offsets
-
-    def forward(self, a: Any) -> Any:
-        self.input_geometry = (a.shape, torch_strides(a), self.input_offset)
-        return storage_view(self.root, a.dtype, self.size, self.stride, self.offset)
-
-    def backward(self, grad: Any) -> Any:
-        written = _positions(self.size, self.stride, self.offset)
-        read = _positions(*self.input_geometry)
-        span = int(max(written.max(initial=-1), read.max(initial=-1))) + 1
-        memory = grad.new_zeros((span,))
-        key = Key((Ellipsis,), (written.reshape(-1),), "IndexPutBackward0")
-        memory = memory._index_put_key(key, grad.reshape(-1), True)
-        grad_input = memory._index_key(Key((Ellipsis,), (read,), "IndexBackward0"))
-        counts = np.bincount(read.reshape(-1), minlength=span)[read]
-        if (counts > 1).any():
-            grad_input = grad_input / grad.new_tensor(counts)
-        return grad_input
-
-
-class AsStridedScatter(Op):
-    """``as_strided_scatter``: a copy of ``self`` (laid out as ``clone()``) with ``src``
-    written into its ``as_strided(size, stride, storage_offset)`` view; ``src`` gets that
-    view's gradient, ``self`` the rest."""
-
-    input_names = ("self", "src")
-    saved_attributes = ("size", "storage_offset", "stride")
-
-    def __init__(self, size: tuple[int, ...], stride: tuple[int, ...], storage_offset: Any) -> None:
-        self.size = size
-        self.stride = stride
-        self.storage_offset = storage_offset
-
-    def forward(self, a: Any, src: Any) -> Any:
-        # NOTE: a copy laid out as torch's ``clone()``: the offsets count in its memory.
-        out = preserve_layout(a.copy(order="K"), a)
-        offset = self.storage_offset or 0
-        storage_view(_owner(out), out.dtype, self.size, self.stride, offset)[...] = src
-        return out
-
-    def backward(self, grad: Any) -> Any:
-        needs = self.needs_input_grad
-        size, stride, offset = self.size, self.stride, self.storage_offset
-        grad = grad.contiguous()
-        grad_self = grad_src = None
-        if needs[0]:
-            grad_self = grad.as_strided_scatter(grad.new_zeros(size), size, stride, offset)
-        if needs[1]:
-            grad_src = grad.as_strided(size, stride, offset)
-        return grad_self, grad_src
-
-
-class AsStridedCopy(AsStridedView):
-    """``as_strided_copy``: the ``as_strided`` view as a new contiguous tensor."""
-
-    view = False
-    node_name = "AsStridedBackward0_copy"
-
-    def forward(self, a: Any) -> Any:
-        return np.array(super().forward(a), order="C")

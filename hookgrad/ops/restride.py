@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad.ops.as_strided import memory_owner, storage_view
 from hookgrad.ops.base import Op
-from hookgrad.ops.indexing import _owner, storage_view
 from hookgrad.ops.strides import torch_strides
 from hookgrad.ops.table import call
 
@@ -56,8 +56,8 @@ class SliceInverse(Op):
 
     def forward(self, a: np.ndarray, src: np.ndarray) -> np.ndarray:
         self.self_shape = a.shape
-        root = _owner(a)
-        src_root = _owner(src)
+        root = memory_owner(a)
+        src_root = memory_owner(src)
         offset = (
             src.__array_interface__["data"][0] - src_root.__array_interface__["data"][0]
         ) // src.itemsize

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops.base import Op
-from hookgrad.ops.reduction import _lower_median, _SelectAlongDim
-from hookgrad.ops.shape import wrapped
+from hookgrad.ops.dims import wrapped
+from hookgrad.ops.reduction import SelectAlongDim, lower_median
 from hookgrad.ops.table import entry, function, helper
 
 # ---------------------------------------------------------------- orders
@@ -387,7 +387,7 @@ def _mode_row(row: np.ndarray) -> int:
 # ---------------------------------------------------------------- sort / topk / kthvalue
 
 
-class Sort(_SelectAlongDim):
+class Sort(SelectAlongDim):
     """``(values, indices)`` of ``self`` sorted along ``dim``; ``stable`` given picks
     torch's ``sort.stable`` overload (``SortBackward1``)."""
 
@@ -404,7 +404,7 @@ class Sort(_SelectAlongDim):
         return sort_order(a, axis, self.descending)
 
 
-class Topk(_SelectAlongDim):
+class Topk(SelectAlongDim):
     """The ``k`` largest (``largest=False``: smallest) elements along ``dim`` and their
     indices, ties as torch's kernel leaves them; ``ordered=False`` (torch's
     ``sorted=False``) leaves them in the order its selection does."""
@@ -421,7 +421,7 @@ class Topk(_SelectAlongDim):
         return topk_indices(a, self.k, axis, self.largest, self.ordered)
 
 
-class Kthvalue(_SelectAlongDim):
+class Kthvalue(SelectAlongDim):
     """The ``k``-th smallest element along ``dim`` (from 1) and its index."""
 
     saved_attributes = ("dim", "keepdim", "self_sym_sizes")
@@ -434,14 +434,14 @@ class Kthvalue(_SelectAlongDim):
         return kth_indices(a, self.k, axis)
 
 
-class Mode(_SelectAlongDim):
+class Mode(SelectAlongDim):
     """The most frequent value along ``dim`` and the index of its last occurrence."""
 
     saved_attributes = ("dim", "keepdim", "self_sym_sizes")
     indices_of = staticmethod(mode_indices)
 
 
-class NanmedianDim(_SelectAlongDim):
+class NanmedianDim(SelectAlongDim):
     """The lower median along ``dim`` of the elements that are not NaN, and its index."""
 
     node_name = "NanmedianBackward1"
@@ -452,7 +452,7 @@ class NanmedianDim(_SelectAlongDim):
 def _nanmedian(a: Any) -> Any:
     """The lower median of the elements that are not NaN (NaN if all are)."""
     flat = a.reshape(-1)
-    return _lower_median(flat[~_is_nan(flat)]) if flat.size else _lower_median(flat)
+    return lower_median(flat[~_is_nan(flat)]) if flat.size else lower_median(flat)
 
 
 Nanmedian = entry(

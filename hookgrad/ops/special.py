@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops import array_api
-from hookgrad.ops.kernels import cephes, faddeeva, libm, sleef_gamma
+from hookgrad.ops.kernels import cephes, faddeeva, igamma, libm, modified_bessel, sleef_gamma
 from hookgrad.ops.table import call, entry, function, helper
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -310,9 +310,9 @@ def _i1_backward_arrays(grad: Any, a: Any, result: Any, scaled: bool) -> Any:
     not_tiny = np.abs(a) > eps
     safe = np.where(not_tiny, a, eps)
     if scaled:
-        slope = cephes.i0e(safe) - result * (array_api.sgn(safe) + 1 / safe)
+        slope = modified_bessel.i0e(safe) - result * (array_api.sgn(safe) + 1 / safe)
     else:
-        slope = cephes.i0(safe) - result * (1 / safe)
+        slope = modified_bessel.i0(safe) - result * (1 / safe)
     return grad * np.where(not_tiny, slope, np.asarray(0.5, a.dtype))
 
 
@@ -343,7 +343,7 @@ function(
 # I0, I1: ``sum (x/2)^(2k+nu) / (k! (k+nu)!)``; i0e and i1e are them times ``exp(-|x|)``.
 I0 = entry(
     "i0(Tensor self) -> Tensor",
-    floating_kernel(cephes.i0, "i0_vml_cpu"),
+    floating_kernel(modified_bessel.i0, "i0_vml_cpu"),
     quiet=True,
     promotion="float",
     public=True,
@@ -355,7 +355,7 @@ I0 = entry(
 )
 SpecialI0E = entry(
     "special_i0e(Tensor self) -> Tensor",
-    floating_kernel(cephes.i0e, "i0e_cpu"),
+    floating_kernel(modified_bessel.i0e, "i0e_cpu"),
     quiet=True,
     promotion="float",
     self="grad * (special_i1e(self) - self.sgn() * result)",
@@ -363,7 +363,7 @@ SpecialI0E = entry(
 )
 SpecialI1 = entry(
     "special_i1(Tensor self) -> Tensor",
-    floating_kernel(cephes.i1, "i1_cpu"),
+    floating_kernel(modified_bessel.i1, "i1_cpu"),
     quiet=True,
     promotion="float",
     self="i1_backward(grad, self, result)",
@@ -371,7 +371,7 @@ SpecialI1 = entry(
 )
 SpecialI1E = entry(
     "special_i1e(Tensor self) -> Tensor",
-    floating_kernel(cephes.i1e, "i1e_cpu"),
+    floating_kernel(modified_bessel.i1e, "i1e_cpu"),
     quiet=True,
     promotion="float",
     self="i1e_backward(grad, self, result)",
@@ -414,7 +414,7 @@ SpecialErfcx = entry(
 # no derivative in ``a``.
 Igamma = entry(
     "igamma(Tensor self, Tensor other) -> Tensor",
-    floating_kernel(cephes.igamma, "igamma_cpu"),
+    floating_kernel(igamma.igamma, "igamma_cpu"),
     quiet=True,
     self="not_implemented('igamma: input')",
     other="grad * exp((self - 1) * log(other) - other - lgamma(self))",
@@ -422,7 +422,7 @@ Igamma = entry(
 )
 Igammac = entry(
     "igammac(Tensor self, Tensor other) -> Tensor",
-    floating_kernel(cephes.igammac, "igammac_cpu"),
+    floating_kernel(igamma.igammac, "igammac_cpu"),
     quiet=True,
     self="not_implemented('igammac: input')",
     other="-grad * exp((self - 1) * log(other) - other - lgamma(self))",

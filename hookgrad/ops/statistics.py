@@ -6,7 +6,7 @@ holds the tensor they change.
 
 The statistics themselves (``quantile``, ``cov``, ``corrcoef``, ``diff``, ``gradient``,
 ``trapezoid`` ...) are composites, as in torch: ``hookgrad.tensor.functions.statistics``
-builds them from differentiable ops, so their gradients and graphs are torch's.
+and ``differences`` build them from differentiable ops, so their gradients and graphs are torch's.
 """
 
 from __future__ import annotations

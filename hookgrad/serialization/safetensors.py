@@ -20,9 +20,9 @@ from typing import IO, Any, Union
 
 import numpy as np
 
+from hookgrad.ops.as_strided import memory_owner
 from hookgrad.serialization.storage import FILE_LAYOUTS, file_tensor
 from hookgrad.tensor.device import check_device
-from hookgrad.tensor.layout import _memory_root
 from hookgrad.tensor.tensor import Tensor
 
 __all__ = ["SafetensorError", "load", "load_file", "save", "save_file"]
@@ -89,7 +89,7 @@ def _flatten(tensors: dict[str, Tensor]) -> list[tuple[str, str, np.ndarray]]:
         code = _CODE_OF.get(tensor.dtype.name)
         if code is None:
             raise ValueError(f"safetensors has no dtype for {tensor.dtype}")
-        root = _memory_root(tensor._data)
+        root = memory_owner(tensor._data)
         if root.nbytes:
             where = (root.__array_interface__["data"][0], root.nbytes)
             by_memory.setdefault(where, []).append(name)

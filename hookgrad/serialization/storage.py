@@ -19,9 +19,9 @@ import numpy as np
 
 from hookgrad.graph import history
 from hookgrad.nn.parameter import Parameter
+from hookgrad.ops.as_strided import memory_owner
 from hookgrad.ops.strides import contiguous_strides, torch_strides
 from hookgrad.tensor import dtypes
-from hookgrad.tensor.layout import _memory_root
 from hookgrad.tensor.tensor import Tensor
 
 # The layout of one element of each torch dtype in a checkpoint (bytes are little-endian).
@@ -354,7 +354,7 @@ class StorageTable:
         """The storage ``tensor`` lies in, its offset there and its strides (elements)."""
         array = tensor._data
         dtype_name = tensor.dtype.name
-        root = _memory_root(array)
+        root = memory_owner(array)
         start = _shared_start(array, root)
         if start is None:
             # NOTE: memory a torch storage cannot describe (negative strides, a foreign

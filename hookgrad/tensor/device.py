@@ -222,6 +222,11 @@ class DeviceMethods:
         return False
 
     @property
+    def is_xpu(self) -> bool:
+        """False: hookgrad has no XPU tensors."""
+        return False
+
+    @property
     def is_maia(self) -> bool:
         """False: hookgrad has no MAIA tensors."""
         return False

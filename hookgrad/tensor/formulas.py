@@ -9,18 +9,40 @@ from hookgrad.ops import table
 from hookgrad.tensor import creation, dispatch
 from hookgrad.tensor.functions import (
     arithmetic,
+    as_strided,
     conversion,
+    einsum,
+    flags,
     generated,
+    index_functions,
     indexing,
     joining,
     linalg,
+    positions,
     reduction,
     shape,
     unary,
+    view_copies,
 )
 from hookgrad.tensor.tensor import Tensor
 
-_MODULES = (arithmetic, conversion, generated, indexing, joining, linalg, reduction, shape, unary)
+_MODULES = (
+    arithmetic,
+    conversion,
+    generated,
+    indexing,
+    index_functions,
+    positions,
+    joining,
+    linalg,
+    einsum,
+    reduction,
+    shape,
+    view_copies,
+    as_strided,
+    flags,
+    unary,
+)
 _CREATION = ("zeros_like", "ones_like", "full_like", "empty_like", "zeros", "ones", "full")
 
 table.bind(

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from hookgrad.ops import shape as ops
-from hookgrad.ops.indexing import storage_view
+from hookgrad.ops.as_strided import memory_owner, storage_view
 from hookgrad.ops.strides import dense_strides_in_order, torch_strides
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes, shared_memory
@@ -283,20 +283,6 @@ class TypedStorage:
         return "\n".join(lines)
 
 
-def _memory_root(array: np.ndarray) -> np.ndarray:
-    """The array at the root of ``array``'s chain of NumPy bases: the one owning the memory.
-
-    ``as_strided`` views sit on a ``DummyArray`` whose ``base`` is the array they view.
-    """
-    while True:
-        base = array.base
-        if not isinstance(base, np.ndarray):
-            base = getattr(base, "base", None)
-            if not isinstance(base, np.ndarray):
-                return array
-        array = base
-
-
 def stride(input: Any, dim: int | None = None) -> Any:
     """The step in memory, in elements, between neighbours along each dim (a tuple), or
     along ``dim``. Example: ``hookgrad.zeros(2, 3).stride() == (3, 1)``;
@@ -311,7 +297,7 @@ def stride(input: Any, dim: int | None = None) -> Any:
 
 def untyped_storage(input: Any) -> UntypedStorage:
     """The memory this tensor shares with its base, its views and ``detach()``-ed aliases."""
-    return UntypedStorage(_memory_root(input._data))
+    return UntypedStorage(memory_owner(input._data))
 
 
 def storage(input: Any) -> TypedStorage:
@@ -356,7 +342,7 @@ def share_memory_(input: Any) -> Any:
         model.weight.is_shared()      # True
     """
     data = input._data
-    root = _memory_root(data)
+    root = memory_owner(data)
     if shared_memory.descriptor(root) is not None:
         return input
     shared = shared_memory.allocate(root.nbytes)
@@ -369,7 +355,7 @@ def share_memory_(input: Any) -> Any:
 def is_shared(input: Any) -> bool:
     """Whether the tensor's storage is in memory shared between processes (after
     ``share_memory_()``, or received so from another process)."""
-    return shared_memory.descriptor(_memory_root(input._data)) is not None
+    return shared_memory.descriptor(memory_owner(input._data)) is not None
 
 
 def storage_offset(input: Any) -> int:
@@ -378,7 +364,7 @@ def storage_offset(input: Any) -> int:
     Example: ``hookgrad.arange(6.0)[2:].storage_offset() == 2``.
     """
     data = input._data
-    root = _memory_root(data)
+    root = memory_owner(data)
     start = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     return start // data.itemsize
 
@@ -386,7 +372,7 @@ def storage_offset(input: Any) -> int:
 def data_ptr(input: Any) -> int:
     """The address of the first element (0 for a tensor without storage, as torch)."""
     data = input._data
-    if not _memory_root(data).nbytes:
+    if not memory_owner(data).nbytes:
         return 0
     return int(data.__array_interface__["data"][0])
 

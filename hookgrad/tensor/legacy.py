@@ -14,13 +14,13 @@ import warnings
 from typing import Any
 
 from hookgrad.tensor import dtypes
-from hookgrad.tensor.creation import (
+from hookgrad.tensor.creation import new_leaf
+from hookgrad.tensor.device import NO_CUDA
+from hookgrad.tensor.legacy_construction import (
     check_legacy_device,
     legacy_arguments_error,
     legacy_array,
-    new_leaf,
 )
-from hookgrad.tensor.device import NO_CUDA
 from hookgrad.tensor.tensor import Tensor
 
 # torch's legacy type names and the dtype each stands for.

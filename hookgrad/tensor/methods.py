@@ -14,27 +14,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookgrad.tensor import creation, dispatch, legacy, views
+from hookgrad.tensor import dispatch, legacy, legacy_construction, views
 from hookgrad.tensor.backward import tensor_backward
 from hookgrad.tensor.device import DeviceMethods
 from hookgrad.tensor.functions import generated
 from hookgrad.tensor.functions.activation import ActivationMethods
 from hookgrad.tensor.functions.arithmetic import ArithmeticMethods
+from hookgrad.tensor.functions.comparison import ComparisonMethods
 from hookgrad.tensor.functions.conversion import ConversionMethods
-from hookgrad.tensor.functions.fft import FftMethods
+from hookgrad.tensor.functions.differences import DifferenceMethods
+from hookgrad.tensor.functions.index_functions import IndexFunctionMethods
 from hookgrad.tensor.functions.indexing import IndexingMethods
 from hookgrad.tensor.functions.inplace import TABLE_INPLACE, InplaceMethods
 from hookgrad.tensor.functions.legacy_attributes import LegacyAttributeMethods
 from hookgrad.tensor.functions.linalg import LinalgMethods
 from hookgrad.tensor.functions.linalg_inplace import LinalgInplaceMethods
 from hookgrad.tensor.functions.pointwise import PointwiseMethods
+from hookgrad.tensor.functions.positions import PositionMethods
 from hookgrad.tensor.functions.reduction import ReductionMethods
 from hookgrad.tensor.functions.restride import RestrideMethods
 from hookgrad.tensor.functions.sampling import SamplingMethods
 from hookgrad.tensor.functions.shape import ShapeMethods
-from hookgrad.tensor.functions.comparison import ComparisonMethods
 from hookgrad.tensor.functions.sorting import SortingMethods
 from hookgrad.tensor.functions.statistics import StatisticsMethods
+from hookgrad.tensor.functions.stft import StftMethods
 from hookgrad.tensor.functions.unary import UnaryMethods
 from hookgrad.tensor.layout import LayoutMethods
 from hookgrad.tensor.tensor import Tensor
@@ -50,14 +53,17 @@ FAMILIES = (
     ReductionMethods,
     ShapeMethods,
     IndexingMethods,
+    IndexFunctionMethods,
+    PositionMethods,
     LinalgMethods,
-    FftMethods,
+    StftMethods,
     ConversionMethods,
     InplaceMethods,
     SamplingMethods,
     PointwiseMethods,
     SortingMethods,
     StatisticsMethods,
+    DifferenceMethods,
     ComparisonMethods,
     DeviceMethods,
     RestrideMethods,
@@ -67,9 +73,9 @@ FAMILIES = (
 )
 
 ATTACHED: dict[str, Any] = {
-    "__init__": creation.legacy_init,
-    "new": creation.tensor_new,
-    "new_empty_strided": creation.new_empty_strided,
+    "__init__": legacy_construction.legacy_init,
+    "new": legacy_construction.tensor_new,
+    "new_empty_strided": legacy_construction.new_empty_strided,
     "backward": tensor_backward,
     "_apply_op": dispatch.apply_op,
     "_refresh_grad_fn": views.refresh_grad_fn,

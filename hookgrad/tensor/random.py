@@ -33,8 +33,13 @@ import numpy as np
 from hookgrad.ops.inplace import OVERLAP_ERROR, has_internal_overlap
 from hookgrad.tensor import dtypes, random_kernels
 from hookgrad.tensor.creation import (
+    check_options,
+    leaf_or_out,
+    like_array,
     like_dtype,
     new_leaf,
+    out_dtype,
+    out_like,
     parse_size,
     resolve_dtype,
     size_args,
@@ -442,42 +447,60 @@ def sample_geometric(like: np.ndarray, p: float, generator: Any = None) -> np.nd
 
 
 # -- random creation functions -------------------------------------------------------------
-def _empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-    return np.empty(shape, resolve_dtype(dtype).np)
+def _drawn_into(name: str, size: tuple[Any, ...], options: dict[str, Any]) -> np.ndarray:
+    """The array a random factory ``name`` fills, after the checks of its ``options``
+    (``out``, ``dtype``, ``layout``, ``device``, ``pin_memory``): ``out``'s memory when it
+    has the shape, as torch draws in the order of ``out``'s memory."""
+    check_options(name, options["layout"], options["pin_memory"])
+    check_device(factory_device(options["device"]))
+    dtype = out_dtype(name, options["dtype"], options["out"])
+    shape = parse_size(size, name)
+    return out_like(shape, resolve_dtype(dtype).np, options["out"])
 
 
 def rand(
     *args: Any,
     size: Any = None,
     generator: Generator | None = None,
+    out: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Any:
-    """Samples uniform in ``[0, 1)`` of the given size (varargs or a tuple).
+    """Samples uniform in ``[0, 1)`` of the given size (varargs or a tuple), from
+    ``generator`` (default: the global one). As every factory: ``out`` receives the
+    values (and gives the dtype), ``layout`` may only be ``strided``, and
+    ``pin_memory=True`` fails without an accelerator.
 
     Example: ``hookgrad.rand(2, 3)``.
     """
-    check_device(factory_device(device))
-    shape = parse_size(size_args(args, size), "rand")
-    return new_leaf(sample_uniform(_empty(shape, dtype), generator=generator), requires_grad)
+    options = {"out": out, "dtype": dtype, "layout": layout, "device": device}
+    like = _drawn_into("rand", size_args(args, size), options | {"pin_memory": pin_memory})
+    return leaf_or_out(sample_uniform(like, generator=generator), out, requires_grad)
 
 
 def randn(
     *args: Any,
     size: Any = None,
     generator: Generator | None = None,
+    out: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Any:
-    """Standard normal samples of the given size (varargs or a tuple).
+    """Standard normal samples of the given size (varargs or a tuple); the options as for
+    :func:`rand`.
 
     Example: ``hookgrad.randn(2, 3, dtype=hookgrad.float64)``.
     """
-    check_device(factory_device(device))
-    shape = parse_size(size_args(args, size), "randn")
-    return new_leaf(sample_normal(_empty(shape, dtype), generator=generator), requires_grad)
+    options = {"out": out, "dtype": dtype, "layout": layout, "device": device}
+    like = _drawn_into("randn", size_args(args, size), options | {"pin_memory": pin_memory})
+    array = sample_normal(like, generator=generator)
+    return leaf_or_out(array, out, requires_grad, resize_counts=True)
 
 
 def _check_int(value: Any, name: str, position: int) -> int:
@@ -495,16 +518,22 @@ def randint(
     size: Any = None,
     *,
     generator: Generator | None = None,
+    out: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Any:
     """Integers uniform in ``[low, high)`` of shape ``size`` (a tuple); int64 unless
-    ``dtype`` says otherwise. ``randint(high, size)`` draws from ``[0, high)``.
+    ``dtype`` (or ``out``'s) says otherwise. ``randint(high, size)`` draws from
+    ``[0, high)``. The options as for :func:`rand`.
 
     Example: ``hookgrad.randint(0, 10, (2, 3))``.
     """
+    check_options("randint", layout, pin_memory)
     check_device(factory_device(device))
+    dtype = out_dtype("randint", dtype, out)
     high_position = 2
     if size is None and isinstance(high, (tuple, list)):
         low, high, size, high_position = 0, low, high, 1
@@ -527,23 +556,29 @@ def randint(
     low, high = _check_int(low, "low", 1), _check_int(high, "high", high_position)
     target = dtypes.int64 if dtype is None else dtypes.to_dtype(dtype)
     shape = parse_size((size,), "randint")
-    array = sample_integers(np.empty(shape, target.np), low, high, generator)
-    return new_leaf(array, requires_grad)
+    array = sample_integers(out_like(shape, target.np, out), low, high, generator)
+    return leaf_or_out(array, out, requires_grad)
 
 
 def randperm(
     n: int,
     *,
     generator: Generator | None = None,
+    out: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Any:
-    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` says otherwise).
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype``, or ``out``'s, says
+    otherwise). The options as for :func:`rand`.
 
     Example: ``hookgrad.randperm(4)`` could be ``tensor([2, 0, 3, 1])``.
     """
+    check_options("randperm", layout, pin_memory)
     check_device(factory_device(device))
+    dtype = out_dtype("randperm", dtype, out)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(
             f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}"
@@ -560,7 +595,7 @@ def randperm(
             name = dtypes.legacy_name(target)
             raise RuntimeError(f"n cannot be greater than {most + 1} for {name} type.")
     order = random_kernels.randperm(engine_of(generator), count)
-    return new_leaf(order.astype(target.np), requires_grad)
+    return leaf_or_out(order.astype(target.np), out, requires_grad)
 
 
 def empty_like(data: np.ndarray, np_dtype: Any = None) -> np.ndarray:
@@ -574,8 +609,13 @@ def empty_like(data: np.ndarray, np_dtype: Any = None) -> np.ndarray:
     return np.empty([data.shape[axis] for axis in axes], np_dtype).transpose(np.argsort(axes))
 
 
-def _like(input: Any, dtype: Any) -> np.ndarray:
-    return empty_like(input._data, like_dtype(input, dtype))
+def _like(name: str, input: Any, options: dict[str, Any]) -> np.ndarray:
+    """The array a random ``*_like`` function fills, after the checks of its ``options``
+    (``dtype``, ``layout``, ``device``, ``pin_memory``, ``memory_format``)."""
+    check_options(name, options["layout"], options["pin_memory"])
+    check_device(options["device"])
+    np_dtype = like_dtype(input, options["dtype"])
+    return like_array(name, input, np_dtype, options["memory_format"])
 
 
 def rand_like(
@@ -583,13 +623,20 @@ def rand_like(
     *,
     generator: Generator | None = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
     memory_format: Any = None,
 ) -> Any:
-    """Uniform ``[0, 1)`` samples with the shape (and, unless given, dtype) of ``input``."""
-    check_device(device)
-    return new_leaf(sample_uniform(_like(input, dtype), generator=generator), requires_grad)
+    """Uniform ``[0, 1)`` samples with the shape (and, unless given, dtype) of ``input``,
+    laid out as ``input`` unless ``memory_format`` says otherwise.
+
+    Example: ``hookgrad.rand_like(hookgrad.zeros(2, 3)).shape`` is ``(2, 3)``.
+    """
+    options = {"dtype": dtype, "layout": layout, "device": device, "pin_memory": pin_memory}
+    like = _like("rand_like", input, options | {"memory_format": memory_format})
+    return new_leaf(sample_uniform(like, generator=generator), requires_grad)
 
 
 def randn_like(
@@ -597,13 +644,17 @@ def randn_like(
     *,
     generator: Generator | None = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
     memory_format: Any = None,
 ) -> Any:
-    """Standard normal samples with the shape (and, unless given, dtype) of ``input``."""
-    check_device(device)
-    return new_leaf(sample_normal(_like(input, dtype), generator=generator), requires_grad)
+    """Standard normal samples with the shape (and, unless given, dtype) of ``input``;
+    the options as for :func:`rand_like`."""
+    options = {"dtype": dtype, "layout": layout, "device": device, "pin_memory": pin_memory}
+    like = _like("randn_like", input, options | {"memory_format": memory_format})
+    return new_leaf(sample_normal(like, generator=generator), requires_grad)
 
 
 def randint_like(
@@ -613,16 +664,19 @@ def randint_like(
     *,
     generator: Generator | None = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
     memory_format: Any = None,
 ) -> Any:
     """Integers in ``[low, high)`` (``randint_like(x, high)``: ``[0, high)``) with the
-    shape (and, unless given, dtype) of ``input``."""
-    check_device(device)
+    shape (and, unless given, dtype) of ``input``; the options as for :func:`rand_like`."""
+    options = {"dtype": dtype, "layout": layout, "device": device, "pin_memory": pin_memory}
+    like = _like("randint_like", input, options | {"memory_format": memory_format})
     if high is None:
         low, high = 0, low
-    array = sample_integers(_like(input, dtype), int(low), int(high), generator)
+    array = sample_integers(like, int(low), int(high), generator)
     return new_leaf(array, requires_grad)
 
 

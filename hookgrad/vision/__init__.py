@@ -7,7 +7,7 @@ under ``root``, or, where the files are missing and ``HOOKGRAD_SYNTHETIC_DATA=1`
 give deterministic synthetic images. Images are NumPy arrays where torchvision gives PIL
 images (no PIL dependency).
 
-Modules: ``datasets`` (MNIST, FashionMNIST, KMNIST, CIFAR10), ``transforms`` (Compose,
+Modules: ``datasets`` (MNIST, FashionMNIST, KMNIST, CIFAR10, FakeData), ``transforms`` (Compose,
 ToTensor, Normalize, Resize, crops, flips ...), ``utils`` (``make_grid``,
 ``save_image``), ``models`` (ResNet).
 

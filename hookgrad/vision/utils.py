@@ -47,40 +47,42 @@ def make_grid(
                 raise TypeError(
                     f"tensor or list of tensors expected, got a list containing {type(item)}"
                 )
-        tensor = hookgrad.stack(tensor, dim=0)
-    if tensor.dim() == 2:
-        tensor = tensor.unsqueeze(0)
-    if tensor.dim() == 3:
-        if tensor.size(0) == 1:
-            tensor = hookgrad.cat((tensor, tensor, tensor), 0)
-        tensor = tensor.unsqueeze(0)
-    if tensor.dim() == 4 and tensor.size(1) == 1:
-        tensor = hookgrad.cat((tensor, tensor, tensor), 1)
+        batch = hookgrad.stack(tensor, dim=0)
+    else:
+        batch = tensor
+    if batch.dim() == 2:
+        batch = batch.unsqueeze(0)
+    if batch.dim() == 3:
+        if batch.size(0) == 1:
+            batch = hookgrad.cat((batch, batch, batch), 0)
+        batch = batch.unsqueeze(0)
+    if batch.dim() == 4 and batch.size(1) == 1:
+        batch = hookgrad.cat((batch, batch, batch), 1)
     if normalize:
-        tensor = tensor.clone()
+        batch = batch.clone()
         if value_range is not None and not isinstance(value_range, tuple):
-            raise TypeError("value_range has to be a tuple (min, max) if specified. min and max are numbers")
-        for image in tensor if scale_each else [tensor]:
+            raise TypeError(
+                "value_range has to be a tuple (min, max) if specified. min and max are numbers"
+            )
+        for image in batch if scale_each else [batch]:
             low, high = (
-                value_range
-                if value_range is not None
-                else (float(image.min()), float(image.max()))
+                value_range if value_range is not None else (float(image.min()), float(image.max()))
             )
             image.clamp_(min=low, max=high)
             image.sub_(low).div_(max(high - low, 1e-5))
-    if tensor.size(0) == 1:
-        return tensor.squeeze(0)
-    count = tensor.size(0)
+    if batch.size(0) == 1:
+        return batch.squeeze(0)
+    count = batch.size(0)
     columns = min(nrow, count)
     rows = int(math.ceil(float(count) / columns))
-    height, width = int(tensor.size(2) + padding), int(tensor.size(3) + padding)
-    grid = tensor.new_full(
-        (tensor.size(1), height * rows + padding, width * columns + padding), pad_value
+    height, width = int(batch.size(2) + padding), int(batch.size(3) + padding)
+    grid = batch.new_full(
+        (batch.size(1), height * rows + padding, width * columns + padding), pad_value
     )
     for index in range(count):
         row, column = divmod(index, columns)
         cell = grid.narrow(1, row * height + padding, height - padding)
-        cell.narrow(2, column * width + padding, width - padding).copy_(tensor[index])
+        cell.narrow(2, column * width + padding, width - padding).copy_(batch[index])
     return grid
 
 

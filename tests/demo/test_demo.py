@@ -66,7 +66,8 @@ def test_report_has_every_section_with_content(tiny_run: tuple[Path, str]) -> No
 
 
 @pytest.mark.parametrize(
-    "key, count", [("training", 1), ("gradients", 1), ("activations", 1), ("dead-relus", 1)]
+    "key, count",
+    [("training", 1), ("gradients", 1), ("activations", 1), ("dead-relus", 1), ("per-sample", 3)],
 )
 def test_plots_decode(tiny_run: tuple[Path, str], key: str, count: int) -> None:
     sections = _sections((tiny_run[0] / "index.html").read_text(encoding="utf-8"))
@@ -74,6 +75,13 @@ def test_plots_decode(tiny_run: tuple[Path, str], key: str, count: int) -> None:
     assert len(images) == count
     assert all(image.shape[0] > 100 and image.shape[1] > 100 for image in images)
     assert all(image.std() > 0 for image in images)  # not a blank picture
+
+
+def test_per_sample_section_names_the_noise_scale(tiny_run: tuple[Path, str]) -> None:
+    body = _sections((tiny_run[0] / "index.html").read_text(encoding="utf-8"))["per-sample"]
+    scale = re.search(r"B_simple over the whole run: ([0-9.e+]+) examples", body)
+    assert scale is not None and 1 < float(scale.group(1)) < 1e5
+    assert "Largest per-example gradients" in body and 'class="missing"' not in body
 
 
 def test_attribution_grid_shows_six_digits_by_four_columns(tiny_run: tuple[Path, str]) -> None:

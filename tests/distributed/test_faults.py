@@ -20,8 +20,17 @@ def test_a_rank_that_raises_ends_the_job():
 
 
 def test_world_size_without_a_launcher_is_refused():
-    env = dict(os.environ, WORLD_SIZE="2", RANK="0")
-    for name in ("PMI_RANK", "PMI_FD", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MPI_LOCALRANKID"):
+    env = dict(os.environ, WORLD_SIZE="2")
+    for name in (
+        "RANK",
+        "MASTER_ADDR",
+        "MASTER_PORT",
+        "PMI_RANK",
+        "PMI_FD",
+        "PMIX_RANK",
+        "OMPI_COMM_WORLD_RANK",
+        "MPI_LOCALRANKID",
+    ):
         env.pop(name, None)
     code = "import hookgrad.distributed as d; d.init_process_group('mpi')"
     done = subprocess.run(
@@ -29,3 +38,4 @@ def test_world_size_without_a_launcher_is_refused():
     )
     assert done.returncode != 0
     assert "WORLD_SIZE=2, but no MPI launcher started this process" in done.stderr
+    assert "RANK, MASTER_ADDR, MASTER_PORT is not set" in done.stderr

@@ -14,7 +14,16 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "train_mlp.py"
-SECTIONS = ["summary", "training", "gradients", "activations", "dead-relus", "graph", "hook-trace"]
+SECTIONS = [
+    "summary",
+    "training",
+    "gradients",
+    "activations",
+    "dead-relus",
+    "per-sample",
+    "graph",
+    "hook-trace",
+]
 
 
 def _python(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -52,6 +61,8 @@ def test_example_prints_what_it_prints_on_torch_and_leaves_a_full_report(
     assert done.stdout == expected.stdout
     assert list(sections) == SECTIONS
     for key, body in sections.items():
+        if key == "per-sample" and "attaches no PerSampleMonitor" in body:
+            continue  # NOTE: the session does not record per-example gradients yet
         assert len(body) > 300, key  # a figure, graph or table, not a placeholder
     summary = _summary(sections)
     assert summary["model"] == "Sequential"
@@ -108,6 +119,10 @@ def test_a_model_updated_by_hand_is_found(tmp_path: Path) -> None:
         ("import torch.not_a_module", "hookgrad has no torch.not_a_module yet"),
         ("from torch.nn import NotALayer", "hookgrad has no torch.nn.NotALayer yet"),
         ("x.not_a_method()", "hookgrad has no torch.Tensor.not_a_method yet"),
+        (
+            "from torchvision.datasets import ImageNet",
+            "hookgrad has no torchvision.datasets.ImageNet yet",
+        ),
         (
             "import not_installed_anywhere",
             "needs the module not_installed_anywhere, which is not installed (hookgrad stands "
@@ -167,6 +182,90 @@ def test_torch_means_hookgrad_only_inside_the_block() -> None:
     assert sys.modules["torch.nn.functional"] is real_torch.nn.functional
 
 
+def test_torchvision_means_hookgrad_vision_inside_the_block() -> None:
+    import hookgrad
+    from hookgrad.inspect.aliasing import public_name, torch_is_hookgrad
+
+    with torch_is_hookgrad():
+        import torchvision
+        import torchvision.transforms.functional as TF
+        from torchvision import datasets
+
+        assert torchvision is hookgrad.vision
+        assert datasets is hookgrad.vision.datasets
+        assert TF is hookgrad.vision.transforms.functional
+    assert "torchvision" not in sys.modules
+    assert public_name("hookgrad.vision.models.resnet") == "torchvision.models.resnet"
+    assert public_name("hookgrad.nn") == "torch.nn"
+
+
+TORCHVISION_SCRIPT = """
+    import torch
+    from torchvision import datasets, transforms
+
+    mnist = datasets.MNIST(
+        "{root}/data", train=False, download=True, transform=transforms.ToTensor()
+    )
+    loader = torch.utils.data.DataLoader(mnist, batch_size=32)
+    model = torch.nn.Linear(784, 10)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for images, labels in loader:
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(images.flatten(1)), labels)
+        loss.backward()
+        optimizer.step()
+        torch.save(model, "{root}/model.pt")
+"""
+
+
+def test_synthetic_data_stands_in_for_missing_datasets(tmp_path: Path) -> None:
+    """The script reads MNIST through torchvision and saves its whole model: the
+    inspector's own hooks on it are not pickled."""
+    import hookgrad
+
+    script = _script(tmp_path, TORCHVISION_SCRIPT.format(root=tmp_path))
+    done, sections = _inspect(tmp_path, "--synthetic-data", "--steps", "3", str(script))
+    assert done.returncode == 0, done.stderr
+    assert "using 297 synthetic images" in done.stderr
+    assert _summary(sections)["steps"] == "3"
+    model = hookgrad.load(tmp_path / "model.pt", weights_only=False)
+    assert isinstance(model, hookgrad.nn.Linear) and not model._forward_hooks
+
+
+def test_an_optimizer_with_a_closure_makes_one_step_of_its_calls(tmp_path: Path) -> None:
+    """LBFGS calls the model many times inside ``step``; the first call is inside it too.
+    The graph of 2,000 nodes and more is not drawn."""
+    script = _script(
+        tmp_path,
+        """
+        import torch
+
+        model = torch.nn.Linear(1, 1)
+        x = torch.ones(1, 1)
+        optimizer = torch.optim.LBFGS(model.parameters(), max_iter=2)
+
+        def closure():
+            optimizer.zero_grad()
+            y = x
+            for _ in range(700):
+                y = model(y) * 0.5
+            loss = (y - 1).pow(2).sum()
+            loss.backward()
+            print("evaluation")
+            return loss
+
+        for _ in range(2):
+            optimizer.step(closure)
+        """,
+    )
+    done, sections = _inspect(tmp_path, "--steps", "1", str(script))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("evaluation") > 1  # every call of the first step
+    summary = _summary(sections)
+    assert summary["steps"] == "1" and summary["updated by"] == "an optimizer"
+    assert "nodes, more than 2,000: too many to draw" in sections["graph"]
+
+
 def test_bad_command_lines(tmp_path: Path) -> None:
     done = _python("-m", "hookgrad.inspect", str(tmp_path / "missing.py"))
     assert done.returncode == 1
@@ -205,3 +304,24 @@ def test_a_missing_report_package_is_one_line(tmp_path: Path) -> None:
         "hookgrad-inspect: error: the report needs matplotlib: pip install 'hookgrad[demo]'\n"
     )
     assert not (tmp_path / "r").exists()
+
+
+def test_per_sample_section_from_a_monitor() -> None:
+    from types import SimpleNamespace
+
+    import hookgrad
+    from hookgrad import nn
+    from hookgrad.inspect.report import _per_sample
+    from hookgrad.utils.per_sample import PerSampleMonitor
+
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+    monitor = PerSampleMonitor(model)
+    for step in range(3):
+        x = hookgrad.randn(6, 4, generator=hookgrad.Generator().manual_seed(step))
+        nn.functional.cross_entropy(model(x), hookgrad.tensor([0, 1, 2, 0, 1, 2])).backward()
+        monitor.collect()
+    body = _per_sample(SimpleNamespace(per_sample=monitor))
+    assert body.count("<img") == 2 and "B_simple over the whole run" in body
+    assert body.count("<tr>") == 1 + 8  # the 8 largest of 18 examples, as (step, position)
+    refused = _per_sample(SimpleNamespace(per_sample="BatchNorm2d in training mode"))
+    assert "BatchNorm2d in training mode" in refused

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import hookgrad
-from hookgrad.tensor.functions.shape import pad as hookgrad_pad
+from hookgrad.tensor.functions.padding import pad as hookgrad_pad
 from tests.oracle import assert_close, outcome
 
 

@@ -28,18 +28,24 @@ returned, since its saved tensors hold batched arrays.
 
 from __future__ import annotations
 
+import sys
 import weakref
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from hookgrad import grad_mode
+from hookgrad.autograd import forward_ad
 from hookgrad.func.batched import (
     DYNAMIC_SHAPE_ERROR,
     BatchedArray,
     batch_dims,
+    current_levels,
+    make,
     materialize,
+    physical_of,
     top_level,
     unwrap,
     wrap,
@@ -57,6 +63,10 @@ Rule = Callable[[Any, list[Any], list[bool], Sequence[Any]], tuple[Any, Any]]
 
 RULES: dict[type, Rule] = {}
 _found: dict[type, Rule | None] = {}
+
+# How many times each op (by node name) ran example by example: what a program would gain
+# from a batching rule.
+fallbacks: Counter[str] = Counter()
 
 
 def register(*classes: type) -> Callable[[Rule], Rule]:
@@ -97,11 +107,11 @@ def rule_for(cls: type) -> Rule | None:
 def compute(op: Any, inputs: Sequence[Any], arrays: Sequence[Any]) -> Any:
     """The dispatch hook while vmap is active (see the module docstring)."""
     if _state.grad_enabled and "_apply" not in op.__dict__:
-        op._apply = BatchedBackward(op)
+        op._apply = BatchedBackward(op, arrays)
     hidden = _hidden(op)
     level = top_level(arrays)
     if hidden:
-        level = max(level, top_level(hidden.values()))
+        level = max(level, top_level(list(hidden.values())))
     if not level:
         return plain(op, arrays)
     if type(op).__dict__.get("handles_levels"):
@@ -124,7 +134,7 @@ def forward(op: Any, arrays: Sequence[Any]) -> Any:
     hidden = _hidden(op)
     level = top_level(arrays)
     if hidden:
-        level = max(level, top_level(hidden.values()))
+        level = max(level, top_level(list(hidden.values())))
     if not level:
         return plain(op, arrays)
     values, flags = [], []
@@ -142,9 +152,8 @@ def forward(op: Any, arrays: Sequence[Any]) -> Any:
     for name, index, function in derived:
         op.__dict__[name] = function(arrays[index])
     if type(result) is tuple:
-        if type(batched) is not tuple:
-            batched = (batched,) * len(result)
-        return tuple(wrap(r, level) if b else r for r, b in zip(result, batched))
+        flags_out = batched if type(batched) is tuple else (batched,) * len(result)
+        return tuple(wrap(r, level) if b else r for r, b in zip(result, flags_out))
     return wrap(result, level) if batched else result
 
 
@@ -179,6 +188,7 @@ def each_example(
     the op on each example's values, on a copy of the op, the results stacked.
     ``hidden``: the op's batched attributes, unwrapped (value, batched) by name."""
     hidden = hidden or {}
+    fallbacks[op.name()] += 1
     size = _size(values, flags, hidden)
     results = []
     last = op
@@ -219,13 +229,17 @@ def _per_example_nodes(
 ) -> Any:
     """The recording fallback: one node per example, between VmapUnstack and
     VmapRestack nodes (see the module docstring)."""
+    fallbacks[op.name()] += 1
     values = [unwrap(a, level) for a in arrays]
     flags = [flag for _, flag in values]
     unwrapped = {name: unwrap(value, level) for name, value in hidden.items()}
     size = _size([v for v, _ in values], flags, unwrapped)
+    # NOTE: an unbatched input that requires grad is split too: each example's node must
+    # send its gradient to an example of its own (stacked into a batched gradient), not
+    # add it into one shared gradient.
     pieces: list[Any] = []
-    for x, (value, flag) in zip(inputs, values):
-        if flag and isinstance(x, Tensor):
+    for x, (_, flag) in zip(inputs, values):
+        if isinstance(x, Tensor) and (flag or x.requires_grad):
             pieces.append(dispatch.apply(VmapUnstack(level, size), x))
         else:
             pieces.append(None)
@@ -234,11 +248,12 @@ def _per_example_nodes(
         example = copy_op(op)
         for name, (value, flag) in unwrapped.items():
             setattr(example, name, value[index] if flag else value)
-        example_inputs = [
-            x if split is None else split[index] for x, split in zip(inputs, pieces)
-        ]
+        example_inputs = [x if split is None else split[index] for x, split in zip(inputs, pieces)]
         example_arrays = [value[index] if flag else value for value, flag in values]
         outputs.append(dispatch.apply_arrays(example, example_inputs, example_arrays))
+    for name, value in example.__dict__.items():
+        if name not in hidden and name not in op.__dict__:
+            op.__dict__[name] = value
     if type(outputs[0]) is tuple:
         return tuple(dispatch.apply(VmapRestack(level), *column) for column in zip(*outputs))
     return dispatch.apply(VmapRestack(level), *outputs)
@@ -334,63 +349,253 @@ class MoveOut(Op):
 class BatchedBackward:
     """The ``_apply`` of a node recorded while vmap was active: its saved tensors and
     gradients may be batched, so its backward computes through this module, its table
-    formulas on tensors (as under ``create_graph``; recorded only if that is on), even
-    after the vmap has returned. Holds the node weakly (no reference cycle)."""
+    formulas on tensors, even after the vmap has returned. Holds the node weakly (no
+    reference cycle).
 
-    __slots__ = ("node",)
+    A gradient batched at a level that is no longer active (the backward runs outside
+    that vmap: ``vmap(f)(x).sum().backward()``) is summed over that level for an input
+    that was not batched there: every example used that input."""
 
-    def __init__(self, node: Any) -> None:
+    __slots__ = ("node", "input_levels")
+
+    def __init__(self, node: Any, arrays: Sequence[Any]) -> None:
         self.node = weakref.ref(node)
+        edges = node.edge_inputs
+        if edges is not None:
+            arrays = [arrays[i] for i in edges if i < len(arrays)]
+        self.input_levels = tuple(a._levels if type(a) is BatchedArray else () for a in arrays)
 
     def __call__(self, grad_outputs: list[Any]) -> Any:
-        node = self.node()
+        node: Any = self.node()
         cls = type(node)
         previous = dispatch.set_batching(compute)
         try:
             if isinstance(node, table.TableOp):
-                return cls._on_tensors(node, grad_outputs[0])
-            return cls._apply(node, grad_outputs)
+                grads = _on_tensors(node, grad_outputs)
+            else:
+                grads = cls._apply(node, grad_outputs)
+            return self._conformed(node, grads)
         finally:
             dispatch.set_batching(previous)
 
+    def _conformed(self, node: Any, grads: Any) -> Any:
+        """The gradients summed over levels that ended (above), and, here where the
+        batching rules are on, summed to their inputs' shapes and cast to their dtypes
+        (the engine's own check then finds nothing to do)."""
+        if type(grads) is not tuple:
+            grads = (grads,)
+        active = {level.index for level in current_levels()}
+        metas = node._input_meta
+        out = list(grads)
+        for index, (grad, levels) in enumerate(zip(grads, self.input_levels)):
+            if not isinstance(grad, Tensor):
+                continue
+            if type(grad._data) is BatchedArray:
+                extra = tuple(
+                    level
+                    for level in grad._data._levels
+                    if level not in levels and level not in active
+                )
+                if extra:
+                    grad = dispatch.apply(VmapSum(extra), grad)
+            meta = metas[index] if index < len(metas) else None
+            if meta is not None:
+                shape, dtype = meta
+                if grad._data.shape != shape and _expandable(shape, grad._data.shape):
+                    grad = grad.sum_to_size(shape)
+                if grad._data.dtype != dtype:
+                    if grad._data.dtype.kind == "c" and dtype.kind != "c":
+                        grad = grad.real
+                    grad = grad.to(dtype)
+            out[index] = grad
+        return tuple(out)
+
+
+class VmapSum(Op):
+    """A gradient summed over the examples of ``levels`` (see ``BatchedBackward``); its
+    own gradient is the incoming one, the same for every example."""
+
+    node_name = "VmapSumBackward0"
+    input_names = ("self",)
+    handles_levels = True
+
+    def __init__(self, levels: tuple[int, ...]) -> None:
+        self.levels = levels
+
+    def forward(self, a: Any) -> Any:
+        for level in self.levels:
+            value, flag = unwrap(a, level)
+            a = value.sum(0) if flag else value
+        return a
+
+    def backward(self, grad: Any) -> Any:
+        return grad
+
 
 def _on_tensors(node: Any, grad_outputs: list[Any]) -> Any:
-    return node._on_tensors(grad_outputs[0])
+    """A table node's formulas on tensors. NOTE: formulas on tensors assume grad mode is
+    on (``is_grad_enabled()`` picks their branch, as torch's double backward does); off
+    (no ``create_graph``), they run with it on and the gradients are detached."""
+    if _state.grad_enabled:
+        return node._on_tensors(grad_outputs[0])
+    with grad_mode.enable_grad():
+        grads = node._on_tensors(grad_outputs[0])
+    return tuple(None if g is None else g.detach() for g in grads)
 
 
-class _TableFormulasOnTensors:
-    """While vmap is active, every table node (also one recorded before it, run by a
-    ``vjp`` inside it) runs its formulas on tensors, through the batching rules: the
-    gradients reaching it may be batched. NOTE: a class attribute of the table's nodes is
-    replaced for that time (restored when the outermost vmap returns)."""
+def _batched_like(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function(input, ...)`` (``zeros_like``, ``Tensor.new_zeros`` ...), batched as
+    ``input`` is: torch's batching rules make these per example, so that an in-place write
+    of a batched value into the result works (a copy per example, writable)."""
+
+    def batched(input: Any, *args: Any, **kwargs: Any) -> Any:
+        out = function(input, *args, **kwargs)
+        data = input._data if isinstance(input, Tensor) else None
+        if type(data) is BatchedArray and isinstance(out, Tensor) and not out.requires_grad:
+            sizes = physical_of(data).shape[: len(data._levels)]
+            physical = np.broadcast_to(out._data, sizes + out._data.shape).copy()
+            out._data = make(physical, data._levels)
+        return out
+
+    return batched
+
+
+REQUIRES_GRAD_ERROR = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using "
+    "torch.autograd.functional.* APIs) inside of a function being transformed by a functorch "
+    "transform. This is unsupported, please attempt to use the functorch transforms (e.g. "
+    "grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function being "
+    "transformed instead."
+)
+BACKWARD_ERROR = (
+    "backward() called inside a functorch transform. This is not supported, please use "
+    "functorch.grad or functorch.vjp instead or call backward() outside of functorch "
+    "transforms."
+)
+
+
+def _refused(message: str) -> Callable[..., Any]:
+    """What torch refuses inside a function being mapped (the transforms' own leaves are
+    made with the method as it is outside vmap)."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(message)
+
+    return refuse
+
+
+def _refused_batched(requires_grad_: Callable[..., Any]) -> Callable[..., Any]:
+    """``Tensor.requires_grad_`` refused for a batched tensor (torch's error): its
+    ``.grad`` could not hold the batch."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(self._data) is BatchedArray:
+            raise RuntimeError(REQUIRES_GRAD_ERROR)
+        return requires_grad_(self, *args, **kwargs)
+
+    return method
+
+
+DUAL_ERROR = (
+    "vmap: forward_ad.make_dual of a batched tensor is not supported inside vmap; use "
+    "hookgrad.func.jvp or jacfwd, which batch forward-mode products"
+)
+
+
+def _dual_of_unbatched(make_dual: Callable[..., Any]) -> Callable[..., Any]:
+    """``forward_ad.make_dual`` refused for batched tensors (its tangent would hold the
+    first example only)."""
+
+    def refusing(tensor: Any, tangent: Any, *args: Any, **kwargs: Any) -> Any:
+        if BatchedArray in (type(tensor._data), type(tangent._data)):
+            raise RuntimeError(DUAL_ERROR)
+        return make_dual(tensor, tangent, *args, **kwargs)
+
+    return refusing
+
+
+def _batched_repr(original: Callable[[Any], str]) -> Callable[[Any], str]:
+    """``Tensor.__repr__`` showing a batched tensor as torch does: ``BatchedTensor(lvl=1,
+    bdim=0, value=...)`` around the whole batch, one per level."""
+
+    def describe(tensor: Any) -> str:
+        data = tensor._data
+        if type(data) is not BatchedArray or data._physical is None:
+            return original(tensor)
+        depth = {level.index: number for number, level in enumerate(current_levels(), 1)}
+        text = original(Tensor._make(data._physical))
+        for level in data._levels:
+            inner = "\n".join("    " + line if line else line for line in text.split("\n"))
+            text = f"BatchedTensor(lvl={depth.get(level, level)}, bdim=0, value=\n{inner}\n)"
+        return text
+
+    return describe
+
+
+class _Patches:
+    """What changes while vmap is active (restored when the outermost vmap returns):
+
+    - every table node (also one recorded before, run by a ``vjp`` inside the vmap) runs
+      its formulas on tensors, through the batching rules: the gradients reaching it may
+      be batched;
+    - the tensors made "like" a batched tensor are batched (``_batched_like``);
+    - a batched tensor prints as torch prints it (``_batched_repr``);
+    - ``backward()``, and ``requires_grad_()`` of a batched tensor, raise torch's errors: a
+      function being mapped differentiates through ``grad`` / ``vjp``; so does
+      ``forward_ad.make_dual`` of a batched tensor (``jvp`` / ``jacfwd`` instead).
+
+    NOTE: these are attributes of other layers, replaced for that time."""
 
     depth = 0
-    original: Any = None
+    saved: list[tuple[Any, str, Any]] = []
+
+    @classmethod
+    def targets(cls) -> list[tuple[Any, str, Any]]:
+        from hookgrad.tensor import creation
+
+        patches: list[tuple[Any, str, Any]] = [
+            (table.TableOp, "_apply", _on_tensors),
+            (Tensor, "__repr__", _batched_repr(Tensor.__repr__)),
+            (Tensor, "requires_grad_", _refused_batched(Tensor.requires_grad_)),
+            (Tensor, "backward", _refused(BACKWARD_ERROR)),
+            (sys.modules["hookgrad.autograd"], "backward", _refused(BACKWARD_ERROR)),
+            (forward_ad, "make_dual", _dual_of_unbatched(forward_ad.make_dual)),
+        ]
+        for name in ("new_zeros", "new_ones", "new_empty", "new_full"):
+            patches.append((Tensor, name, _batched_like(getattr(Tensor, name))))
+        for name in ("zeros_like", "ones_like", "empty_like", "full_like"):
+            like = _batched_like(getattr(creation, name))
+            patches.append((creation, name, like))
+            patches.append((sys.modules["hookgrad"], name, like))
+        return patches
 
     @classmethod
     def enter(cls) -> None:
         if cls.depth == 0:
-            cls.original = table.TableOp.__dict__["_apply"]
-            table.TableOp._apply = _on_tensors  # type: ignore[method-assign]
+            cls.saved = []
+            for owner, name, replacement in cls.targets():
+                cls.saved.append((owner, name, owner.__dict__[name]))
+                setattr(owner, name, replacement)
         cls.depth += 1
 
     @classmethod
     def exit(cls) -> None:
         cls.depth -= 1
         if cls.depth == 0:
-            table.TableOp._apply = cls.original  # type: ignore[method-assign]
+            for owner, name, original in cls.saved:
+                setattr(owner, name, original)
 
 
 def enter() -> Any:
     """Start computing ops through the batching rules; returns what ``exit`` needs."""
-    _TableFormulasOnTensors.enter()
+    _Patches.enter()
     return dispatch.set_batching(compute)
 
 
 def exit(previous: Any) -> None:
     """Undo ``enter``."""
     dispatch.set_batching(previous)
-    _TableFormulasOnTensors.exit()
+    _Patches.exit()
 
 
 # ---------------------------------------------------------------- helpers for rules
@@ -405,9 +610,7 @@ def aligned(values: list[Any], flags: list[bool], arrays: Sequence[Any]) -> list
     """The batched values with their logical dims padded to the most any array has, so
     that the batch dims line up under broadcasting."""
     ndim = max(ndim_of(a) for a in arrays)
-    return [
-        batch_dims(v, ndim - ndim_of(a)) if f else v for v, f, a in zip(values, flags, arrays)
-    ]
+    return [batch_dims(v, ndim - ndim_of(a)) if f else v for v, f, a in zip(values, flags, arrays)]
 
 
 def all_batched(values: list[Any], flags: list[bool], size: int | None = None) -> list[Any]:
@@ -433,3 +636,10 @@ def with_params(op: Any, **params: Any) -> Any:
     new = copy_op(op)
     new.__dict__.update(params)
     return new
+
+
+def _expandable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``to``."""
+    if len(shape) > len(to):
+        return False
+    return all(s == 1 or s == t for s, t in zip(reversed(shape), reversed(to)))

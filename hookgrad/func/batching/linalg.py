@@ -5,19 +5,22 @@ A product of a batched operand with an unbatched matrix is one matrix product of
 batch's rows (``(B * n, k) @ (k, m)``: one BLAS call, as ``nn.Linear`` needs); two batched
 operands make a stacked product (``bmm``); a batched right operand broadcasts the left
 one. A vector is a matrix of one row (or column) for the product, then squeezed. The
-``add*`` forms add ``beta * self`` afterwards, as their kernels do.
+``add*`` forms add ``beta * self`` afterwards, as their kernels do. ``einsum`` gets the
+batch as one more label.
 """
 
 from __future__ import annotations
 
+import string
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from hookgrad.func.batched import batch_dims
-from hookgrad.func.batching.core import register_entries
+from hookgrad.func.batching.core import forward, register, register_entries, with_params
 from hookgrad.func.numpy_api import batched_matmul
+from hookgrad.ops import linalg
 
 
 def _product(a: Any, b: Any, fa: bool, fb: bool, na: int, nb: int) -> Any:
@@ -67,12 +70,27 @@ def add_product(op: Any, values: list[Any], flags: list[bool], arrays: Sequence[
     out = _product(a, b, fa, fb, na, nb)
     if op.alpha != 1:
         out = out * op.alpha
+    batched = fa or fb
     if op.beta != 0:
         if fc:
-            c = batch_dims(c, np.ndim(out) - (1 if fa or fb else 0) - nc)
+            c = batch_dims(c, np.ndim(out) - (1 if batched else 0) - nc)
+            if not batched:
+                out = out[None]
+            batched = True
         out = out + (c if op.beta == 1 else op.beta * c)
-    return out.astype(np.result_type(*arrays), copy=False), True
+    return out.astype(np.result_type(*arrays), copy=False), batched
 
 
 register_entries("mm bmm mv dot vdot", product)
 register_entries("addmm addmv baddbmm addr", add_product)
+
+
+def _einsum(op: Any, values: list[Any], flags: list[bool], arrays: Sequence[Any]) -> Any:
+    """``einsum``: the batch as one more label, on the batched operands and the result."""
+    used = set("".join(op.inputs) + op.output)
+    label = next(c for c in string.ascii_letters if c not in used)
+    inputs = tuple(label + labels if flag else labels for labels, flag in zip(op.inputs, flags))
+    return forward(with_params(op, inputs=inputs, output=label + op.output), values), True
+
+
+register(linalg.Einsum)(_einsum)

@@ -15,8 +15,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from hookgrad.func.batched import top_level, unwrap
-from hookgrad.func.batching.core import aligned, forward, plain, register_entries, with_params
-from hookgrad.ops import table
+from hookgrad.func.batching.core import (
+    aligned,
+    forward,
+    plain,
+    register,
+    register_entries,
+    with_params,
+)
+from hookgrad.ops import activation, table
 from hookgrad.ops.loss import REDUCTIONS
 
 
@@ -58,6 +65,8 @@ register_entries(
     conj_physical""",
     pointwise,
 )
+
+register(activation.PreluKernel, activation.PreluKernelBackward)(pointwise)
 
 # ---------------------------------------------------------------- losses
 

@@ -45,7 +45,9 @@ def _over_dims(param: str = "dim") -> Callable[..., Any]:
             if "keepdim" in op.params:
                 example.keepdim = False
             return forward(example, [value.reshape(value.shape[0], 1)]), True
-        return forward(with_params(op, **{param: _shifted_dims(getattr(op, param), ndim)}), [value]), True
+        return forward(
+            with_params(op, **{param: _shifted_dims(getattr(op, param), ndim)}), [value]
+        ), True
 
     return rule
 
@@ -116,7 +118,7 @@ def into_sizes(*dim_params: str) -> Callable[..., Any]:
     def rule(op: Any, values: list[Any], flags: list[bool], arrays: Sequence[Any]) -> Any:
         sizes = tuple(op.input_sizes)
         value = values[0]
-        params = {"input_sizes": (value.shape[0],) + sizes}
+        params: dict[str, Any] = {"input_sizes": (value.shape[0],) + sizes}
         for name in dim_params:
             params[name] = logical_dim(getattr(op, name), len(sizes)) + 1
         return forward(with_params(op, **params), [value]), True

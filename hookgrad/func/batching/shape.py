@@ -31,8 +31,9 @@ from hookgrad.func.batching.core import (
     with_params,
 )
 from hookgrad.func.numpy_api import _advanced_position
-from hookgrad.ops import diagonal, indexing, shape
+from hookgrad.ops import as_strided, diagonal, indexing, shape
 from hookgrad.ops.indexing import Key
+from hookgrad.ops.strides import torch_strides
 
 
 def _first(value: Any) -> Any:
@@ -63,11 +64,12 @@ def _shifted(dims: Sequence[int], ndim: int) -> tuple[int, ...]:
 
 
 def _dim_rule(*params: str) -> Callable[..., Any]:
-    """The rule of an op on one array whose dim arguments ``params`` shift."""
+    """The rule of an op on one array whose dim arguments ``params`` shift (a 0-dim
+    example, whose dims are all itself, goes example by example)."""
 
     def transform(op: Any, values: list[Any], flags: list[bool], arrays: Sequence[Any]) -> Any:
         ndim = arrays[0].ndim
-        changed = {}
+        changed: dict[str, Any] = {}
         for name in params:
             value = getattr(op, name)
             if isinstance(value, (tuple, list)):
@@ -76,7 +78,14 @@ def _dim_rule(*params: str) -> Callable[..., Any]:
                 changed[name] = logical_dim(value, ndim) + 1
         return with_params(op, **changed), values
 
-    return _shape_rule(transform)
+    shifted = _shape_rule(transform)
+
+    def rule(op: Any, values: list[Any], flags: list[bool], arrays: Sequence[Any]) -> Any:
+        if arrays[0].ndim == 0:
+            return each_example(op, values, flags)
+        return shifted(op, values, flags, arrays)
+
+    return rule
 
 
 # ---------------------------------------------------------------- views
@@ -112,7 +121,9 @@ def _transpose(op: Any, values: list[Any], flags: list[bool], arrays: Sequence[A
     ndim = arrays[0].ndim
     if ndim == 0:
         return with_params(op, dim0=0, dim1=0), values
-    return with_params(op, dim0=logical_dim(op.dim0, ndim) + 1, dim1=logical_dim(op.dim1, ndim) + 1), values
+    return with_params(
+        op, dim0=logical_dim(op.dim0, ndim) + 1, dim1=logical_dim(op.dim1, ndim) + 1
+    ), values
 
 
 register(shape.Transpose)(_shape_rule(_transpose))
@@ -305,3 +316,20 @@ def _index(op: Any, values: list[Any], flags: list[bool], arrays: Sequence[Any])
 
 register(indexing.Index)(_index)
 register(indexing.IndexPut)(_each_key)
+
+
+def _as_strided(op: Any, values: list[Any], flags: list[bool], arrays: Sequence[Any]) -> Any:
+    """``as_strided`` of each example's memory: the layout given for the first example,
+    with the batch dim's stride in front (each example's memory starts that far on)."""
+    (value,) = values
+    batch_stride = value.strides[0] // value.itemsize
+    batched = with_params(
+        op, size=(value.shape[0],) + tuple(op.size), stride=(batch_stride,) + tuple(op.stride)
+    )
+    result = forward(batched, values)
+    logical = arrays[0]
+    op.input_geometry = (logical.shape, torch_strides(logical), op.input_offset)
+    return result, True
+
+
+register(as_strided.AsStridedView)(_as_strided)

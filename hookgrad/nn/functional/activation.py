@@ -19,7 +19,7 @@ import hookgrad
 from hookgrad.ops import activation as ops
 from hookgrad.tensor import Tensor
 from hookgrad.tensor.dispatch import apply, wrap_constant
-from hookgrad.tensor.functions.inplace import _inplace, _inplace_op
+from hookgrad.tensor.functions.inplace import run_inplace, run_inplace_op
 from hookgrad.tensor.random import engine_of
 from hookgrad.tensor.views import check_inplace
 
@@ -102,7 +102,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """``leaky_relu`` in place (node ``LeakyReluBackward1``, which reads the result)."""
     _check_floating(input, "leaky_relu_cpu")
-    return _inplace_op(input, ops.LeakyReluResult(negative_slope))
+    return run_inplace_op(input, ops.LeakyReluResult(negative_slope))
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -121,7 +121,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """``elu`` in place (node ``EluBackward1``, which reads the result)."""
     _check_floating(input, "elu_cpu")
-    return _inplace_op(input, ops.EluResult(alpha))
+    return run_inplace_op(input, ops.EluResult(alpha))
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -147,7 +147,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """
     _check_floating(input, "silu_cpu")
     if inplace:
-        return _inplace(input, _silu, copy=True)
+        return run_inplace(input, _silu, copy=True)
     return _silu(input)
 
 
@@ -275,7 +275,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     """``threshold`` in place (node ``ThresholdBackward1``, which saves the old input)."""
     op = ops.ThresholdInplace(threshold, value)
-    return _inplace(input, lambda x: apply(op, x), copy=True)
+    return run_inplace(input, lambda x: apply(op, x), copy=True)
 
 
 def hardtanh(
@@ -297,7 +297,7 @@ def hardtanh(
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """``hardtanh`` in place (node ``HardtanhBackward0``, saving the old input)."""
     op = ops.Hardtanh(min_val, max_val)
-    return _inplace(input, lambda x: apply(op, x), copy=True)
+    return run_inplace(input, lambda x: apply(op, x), copy=True)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -319,7 +319,7 @@ def _unary(input: Tensor, op: Any, kernel: str, inplace: bool) -> Tensor:
     """``op`` on a floating ``input``; in place, the old input is saved as a copy."""
     _check_floating(input, kernel)
     if inplace:
-        return _inplace(input, lambda x: apply(op, x), copy=True)
+        return run_inplace(input, lambda x: apply(op, x), copy=True)
     return apply(op, input)
 
 
@@ -370,7 +370,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 def selu_(input: Tensor) -> Tensor:
     """``selu`` in place (node ``EluBackward1``, which reads the result)."""
     _check_floating(input, "elu_cpu")
-    return _inplace_op(input, ops.EluResult(ops.SELU_ALPHA, ops.SELU_SCALE))
+    return run_inplace_op(input, ops.EluResult(ops.SELU_ALPHA, ops.SELU_SCALE))
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -393,7 +393,7 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     _check_floating(input, "elu_cpu")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _inplace_op(input, ops.CeluResult(alpha))
+    return run_inplace_op(input, ops.CeluResult(alpha))
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -549,4 +549,4 @@ def rrelu_(
     check_inplace(input, input.requires_grad)  # before drawing: a refused call draws nothing
     noise = _rrelu_noise(input, lower, upper, training)
     op = ops.RreluWithNoiseResult(lower, upper, training, None)
-    return _inplace_op(input, op, (noise,))
+    return run_inplace_op(input, op, (noise,))

@@ -23,7 +23,7 @@ from hookgrad.nn.functional.linear import linear
 from hookgrad.ops.attention import SafeSoftmax, ScaledDotProductFlashAttentionForCpu
 from hookgrad.tensor import Tensor
 from hookgrad.tensor.dispatch import apply
-from hookgrad.tensor.functions.shape import pad
+from hookgrad.tensor.functions.padding import pad
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 

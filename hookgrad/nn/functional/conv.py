@@ -17,7 +17,7 @@ from hookgrad.ops.conv import ConvTbc
 from hookgrad.ops.conv import convolution as _convolution
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply
-from hookgrad.tensor.functions.shape import pad as _pad
+from hookgrad.tensor.functions.padding import pad as _pad
 
 __all__ = [
     "conv1d",

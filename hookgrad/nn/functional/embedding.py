@@ -12,10 +12,11 @@ import warnings
 import numpy as np
 
 import hookgrad
-from hookgrad.ops.embedding import BAG_MAX, BAG_MEAN, BAG_SUM, Embedding
+from hookgrad.ops.embedding import BAG_MAX, BAG_MEAN, BAG_SUM, Embedding, EmbeddingRenorm
 from hookgrad.ops.embedding import EmbeddingBag as EmbeddingBagOp
 from hookgrad.tensor import Tensor
 from hookgrad.tensor.dispatch import apply
+from hookgrad.tensor.functions.inplace import run_inplace_op
 
 __all__ = ["embedding", "embedding_bag"]
 
@@ -256,10 +257,15 @@ def torch_embedding(
 def torch_embedding_renorm_(
     input: Tensor, indices: Tensor, max_norm: float, norm_type: float
 ) -> Tensor:
-    """``torch.embedding_renorm_``: rescale in place (untracked) the rows of ``input``
-    picked by ``indices`` whose ``norm_type``-norm exceeds ``max_norm``; returns ``input``.
+    """``torch.embedding_renorm_``: rescale in place the rows of ``input`` picked by
+    ``indices`` whose ``norm_type``-norm exceeds ``max_norm``; returns ``input``.
+
+    torch records a node without a derivative (``EmbeddingRenormBackward0``) when
+    ``input`` requires grad, and refuses a leaf that does, outside ``no_grad``.
 
     Example: ``torch.embedding_renorm_(weight, hookgrad.tensor([0, 1]), 1.0, 2.0)``.
     """
-    _renorm_rows(input, indices, max_norm, norm_type)
-    return input
+    values = input.detach().clone()
+    _renorm_rows(values, indices, max_norm, norm_type)
+    op = EmbeddingRenorm(values._data)
+    return run_inplace_op(input, op, (indices,), (input._data, indices._data))

@@ -1,103 +1,56 @@
 """nn.functional: losses (regression, likelihoods, cross-entropy, binary cross-entropy,
-KL divergence, margins and embeddings), with torch's reductions, options, node names and
-errors; and the torch-level forms with torch's int ``reduction`` (``torch_kl_div`` ...,
-exported by ``hookgrad`` as ``torch.kl_div`` ...).
+KL divergence), with torch's reductions, options, node names and errors; and the
+torch-level forms with torch's int ``reduction`` (``torch_kl_div`` ..., exported by
+``hookgrad`` as ``torch.kl_div`` ...). The margin and embedding losses are in
+``margin_loss.py``, ``ctc_loss`` in ``ctc_loss.py``, the reduction arguments they all read
+in ``loss_reduction.py``.
 
 ``reduction`` is ``"mean"`` (default), ``"sum"`` or ``"none"``; the legacy ``size_average`` /
 ``reduce`` flags map onto it as in torch. The losses torch writes as composites of tensor
-ops (KL divergence, hinge, cosine embedding, margin ranking, triplet, Poisson and Gaussian
-likelihoods ...) are the same composites here, so their graphs are torch's.
+ops (KL divergence, Poisson and Gaussian likelihoods ...) are the same composites here, so
+their graphs are torch's.
+
+Example: ``mse_loss(hookgrad.zeros(2), hookgrad.ones(2))`` is ``tensor(1.)``.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 import hookgrad
-from hookgrad.nn.functional.activation import logsigmoid
-from hookgrad.nn.functional.distance import pairwise_distance
+from hookgrad.nn.functional.loss_reduction import (
+    REDUCTION_NAMES,
+    apply_reduction,
+    check_real,
+    reduction_enum,
+    reduction_name,
+    warn_target_size,
+    weighted_loss,
+)
 from hookgrad.ops import loss as ops
-from hookgrad.ops.arithmetic import AddScalar, SubScalar
-from hookgrad.ops.ctc import CtcLoss
+from hookgrad.ops.arithmetic import AddScalar
 from hookgrad.tensor import Tensor, dtypes
 from hookgrad.tensor.dispatch import apply
+from hookgrad.tensor.functions.index_parsing import scalar_type_name
 
 __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
-    "cosine_embedding_loss",
     "cross_entropy",
-    "ctc_loss",
     "gaussian_nll_loss",
-    "hinge_embedding_loss",
     "huber_loss",
     "kl_div",
     "l1_loss",
     "linear_cross_entropy",
-    "margin_ranking_loss",
     "mse_loss",
-    "multi_margin_loss",
-    "multilabel_margin_loss",
-    "multilabel_soft_margin_loss",
     "nll_loss",
     "poisson_nll_loss",
     "smooth_l1_loss",
-    "soft_margin_loss",
-    "triplet_margin_loss",
-    "triplet_margin_with_distance_loss",
 ]
-
-_REDUCTIONS = ("none", "mean", "sum")
-
-
-def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
-    """The reduction named by ``reduction``, or by the legacy flags when either is given."""
-    if size_average is not None or reduce is not None:
-        warnings.warn(
-            "size_average and reduce args will be deprecated, please use reduction='"
-            + _legacy(size_average, reduce)
-            + "' instead.",
-            stacklevel=3,
-        )
-        return _legacy(size_average, reduce)
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return reduction
-
-
-def _legacy(size_average: bool | None, reduce: bool | None) -> str:
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
-
-
-def _warn_size(input: Tensor, target: Tensor) -> None:
-    if target.shape != input.shape:
-        warnings.warn(
-            f"Using a target size ({target.size()}) that is different to the input size "
-            f"({input.size()}). This will likely lead to incorrect results due to "
-            "broadcasting. Please ensure they have the same size.",
-            stacklevel=3,
-        )
-
-
-def _weighted(errors: Tensor, weight: Tensor, input: Tensor, reduction: str) -> Tensor:
-    """torch's elementwise-weighted regression loss: ``mean`` divides by ``weight.sum()``."""
-    if weight.shape != input.shape:
-        raise ValueError("Weights and input must have the same size.")
-    errors = errors * weight
-    if reduction == "none":
-        return errors
-    if reduction == "sum":
-        return errors.sum()
-    return errors.sum() / weight.sum()
 
 
 # ---------------------------------------------------------------- regression losses
@@ -117,10 +70,10 @@ def mse_loss(
 
         F.mse_loss(hookgrad.tensor([1.0, 2.0]), hookgrad.tensor([0.0, 0.0]))  # tensor(2.5000)
     """
-    _warn_size(input, target)
-    reduction = _reduction(size_average, reduce, reduction)
+    warn_target_size(input, target)
+    reduction = reduction_name(size_average, reduce, reduction)
     if weight is not None:
-        return _weighted((input - target) ** 2, weight, input, reduction)
+        return weighted_loss((input - target) ** 2, weight, input, reduction)
     return apply(ops.MseLoss(ops.REDUCTIONS[reduction]), input, target)
 
 
@@ -138,11 +91,11 @@ def l1_loss(
 
         F.l1_loss(hookgrad.tensor([1.0, -3.0]), hookgrad.tensor([0.0, 0.0]))  # tensor(2.)
     """
-    _warn_size(input, target)
-    reduction = _reduction(size_average, reduce, reduction)
+    warn_target_size(input, target)
+    reduction = reduction_name(size_average, reduce, reduction)
     errors = (input - target).abs()
     if weight is not None:
-        return _weighted(errors, weight, input, reduction)
+        return weighted_loss(errors, weight, input, reduction)
     if reduction == "none":
         return errors
     return errors.sum() if reduction == "sum" else errors.mean()
@@ -163,8 +116,8 @@ def smooth_l1_loss(
 
         F.smooth_l1_loss(hookgrad.tensor([0.5, 3.0]), hookgrad.zeros(2))  # tensor(1.3125)
     """
-    _warn_size(input, target)
-    reduction = _reduction(size_average, reduce, reduction)
+    warn_target_size(input, target)
+    reduction = reduction_name(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:
@@ -185,13 +138,13 @@ def huber_loss(
 
         F.huber_loss(hookgrad.tensor([0.5, 3.0]), hookgrad.zeros(2))  # tensor(1.3125)
     """
-    _warn_size(input, target)
-    reduction = _reduction(None, None, reduction)
+    warn_target_size(input, target)
+    reduction = reduction_name(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is not None:
         errors = apply(ops.HuberLoss(ops.REDUCTIONS["none"], delta), input, target)
-        return _weighted(errors, weight, input, reduction)
+        return weighted_loss(errors, weight, input, reduction)
     return apply(ops.HuberLoss(ops.REDUCTIONS[reduction], delta), input, target)
 
 
@@ -208,13 +161,10 @@ def _class_weight(weight: Tensor | None, classes: int, input: Tensor) -> Tensor 
         )
     if weight.dtype != input.dtype:
         raise RuntimeError(
-            f"expected scalar type {_type_name(input.dtype)} but found {_type_name(weight.dtype)}"
+            f"expected scalar type {scalar_type_name(input.dtype)} but found "
+            f"{scalar_type_name(weight.dtype)}"
         )
     return weight.detach()
-
-
-def _type_name(dtype: dtypes.dtype) -> str:
-    return dtype.type_name[3:-4]
 
 
 def _check_target(input: Tensor, target: Tensor, ignore_index: int) -> None:
@@ -234,7 +184,7 @@ def _check_target(input: Tensor, target: Tensor, ignore_index: int) -> None:
             raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
     if target._data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(
-            f"expected target dtype to be Long or Byte, but got {_type_name(target.dtype)}"
+            f"expected target dtype to be Long or Byte, but got {scalar_type_name(target.dtype)}"
         )
     indices = target._data.astype(np.int64, copy=False)
     classes = input.shape[1 if input.ndim > 1 else 0]
@@ -261,7 +211,7 @@ def nll_loss(
         logp = hookgrad.tensor([[-0.1, -2.0], [-3.0, -0.2]])
         F.nll_loss(logp, hookgrad.tensor([0, 1]))  # tensor(0.1500)
     """
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = reduction_name(size_average, reduce, reduction)
     _check_target(input, target, ignore_index)
     classes = input.shape[1 if input.ndim > 1 else 0]
     class_weight = _class_weight(weight, classes, input)
@@ -296,7 +246,7 @@ def cross_entropy(
         logits = hookgrad.tensor([[2.0, 0.0], [0.0, 2.0]])
         F.cross_entropy(logits, hookgrad.tensor([0, 1]))  # tensor(0.1269)
     """
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = reduction_name(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 1 if input.ndim > 1 else 0
@@ -362,7 +312,7 @@ def _cross_entropy_probabilities(
     if not target.dtype.is_floating_point:
         raise RuntimeError(
             "Expected floating point type for target with class probabilities, got "
-            f"{_type_name(target.dtype)}"
+            f"{scalar_type_name(target.dtype)}"
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
@@ -409,7 +359,7 @@ def binary_cross_entropy(
         F.binary_cross_entropy(hookgrad.tensor([0.9, 0.2]), hookgrad.tensor([1.0, 0.0]))
         # tensor(0.1643)
     """
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = reduction_name(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(
             f"Using a target size ({target.size()}) that is different to the input size "
@@ -417,7 +367,8 @@ def binary_cross_entropy(
         )
     if target.dtype != input.dtype:
         raise RuntimeError(
-            f"Found dtype {_type_name(target.dtype)} but expected {_type_name(input.dtype)}"
+            f"Found dtype {scalar_type_name(target.dtype)} but expected "
+            f"{scalar_type_name(input.dtype)}"
         )
     data = input._data
     if ((data < 0) | (data > 1)).any():
@@ -446,15 +397,15 @@ def binary_cross_entropy_with_logits(
         F.binary_cross_entropy_with_logits(hookgrad.tensor([2.0]), hookgrad.tensor([1.0]))
         # tensor(0.1269)
     """
-    reduction = _reduction(size_average, reduce, reduction)
+    reduction = reduction_name(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(
             f"Target size ({target.size()}) must be the same as input size ({input.size()})"
         )
     if not target.dtype.is_floating_point:
         raise RuntimeError(
-            f"result type {_type_name(input.dtype)} can't be cast to the desired output type "
-            f"{_type_name(target.dtype)}"
+            f"result type {scalar_type_name(input.dtype)} can't be cast to the desired output type "
+            f"{scalar_type_name(target.dtype)}"
         )
     return apply(
         ops.BinaryCrossEntropyWithLogits(ops.REDUCTIONS[reduction]),
@@ -463,33 +414,6 @@ def binary_cross_entropy_with_logits(
         _broadcast_constant(weight, input, "weight"),
         _broadcast_constant(pos_weight, input, "pos_weight"),
     )
-
-
-# ---------------------------------------------------------------- torch's integer reductions
-
-
-def _enum(size_average: bool | None, reduce: bool | None, reduction: str) -> int:
-    """torch's ``_Reduction`` int for a loss's arguments (the legacy flags warn)."""
-    return ops.REDUCTIONS[_reduction(size_average, reduce, reduction)]
-
-
-def _apply_reduction(loss: Tensor, reduction: int) -> Tensor:
-    """torch's ``apply_loss_reduction`` on tensors."""
-    if reduction == ops.REDUCTIONS["mean"]:
-        return loss.mean()
-    if reduction == ops.REDUCTIONS["sum"]:
-        return loss.sum()
-    return loss
-
-
-def _filled(value: float, like: Tensor) -> Tensor:
-    """torch's C++ ``number - tensor``: the number as a 0-d tensor of ``like``'s dtype."""
-    return hookgrad.tensor(value, dtype=like.dtype)
-
-
-def _check_real(name: str, *tensors: Tensor) -> None:
-    if any(t.is_complex() for t in tensors):
-        raise RuntimeError(f"{name}: Complex inputs not supported.")
 
 
 # ---------------------------------------------------------------- KL divergence
@@ -503,14 +427,14 @@ def torch_kl_div(
 
     Example: ``torch.kl_div(logp, q, 2)``.
     """
-    _check_real("kl_div", input, target)
+    check_real("kl_div", input, target)
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         output = target.exp() * (target - input)
     else:
         output = hookgrad.xlogy(target, target) - target * input
-    return _apply_reduction(output, reduction)
+    return apply_reduction(output, reduction)
 
 
 def kl_div(
@@ -532,7 +456,7 @@ def kl_div(
                  reduction="batchmean")
     """
     if size_average is not None or reduce is not None:
-        code = _enum(size_average, reduce, reduction)
+        code = reduction_enum(size_average, reduce, reduction)
     else:
         if reduction == "mean":
             warnings.warn(
@@ -542,7 +466,11 @@ def kl_div(
                 "'batchmean' in the next major release.",
                 stacklevel=2,
             )
-        code = ops.REDUCTIONS["sum"] if reduction == "batchmean" else _enum(None, None, reduction)
+        code = (
+            ops.REDUCTIONS["sum"]
+            if reduction == "batchmean"
+            else reduction_enum(None, None, reduction)
+        )
     reduced = torch_kl_div(input, target, code, log_target=log_target)
     if reduction == "batchmean" and input.dim() != 0:
         reduced = reduced / input.size()[0]
@@ -570,7 +498,7 @@ def torch_poisson_nll_loss(
             target * target.log() - target + 0.5 * (2 * math.pi * target).log()
         ).masked_fill(target <= 1, 0)
         loss = loss + stirling
-    return _apply_reduction(loss, reduction)
+    return apply_reduction(loss, reduction)
 
 
 def poisson_nll_loss(
@@ -591,7 +519,7 @@ def poisson_nll_loss(
 
         F.poisson_nll_loss(hookgrad.tensor([0.5, 1.0]), hookgrad.tensor([1.0, 3.0]))
     """
-    code = _enum(size_average, reduce, reduction)
+    code = reduction_enum(size_average, reduce, reduction)
     return torch_poisson_nll_loss(input, target, log_input, full, eps, code)
 
 
@@ -627,7 +555,7 @@ def gaussian_nll_loss(
             pass
         else:
             raise ValueError("var is of incorrect size")
-    if reduction not in _REDUCTIONS:
+    if reduction not in REDUCTION_NAMES:
         raise ValueError(reduction + " is not valid")
     var = var.clone()
     with hookgrad.no_grad():
@@ -639,383 +567,6 @@ def gaussian_nll_loss(
         return loss.mean()
     if reduction == "sum":
         return loss.sum()
-    return loss
-
-
-# ---------------------------------------------------------------- margins and embeddings
-
-
-def torch_margin_ranking_loss(
-    input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 1
-) -> Tensor:
-    """``torch.margin_ranking_loss`` with torch's int ``reduction``.
-
-    Example: ``torch.margin_ranking_loss(x1, x2, y, 0.1, 1)``.
-    """
-    _check_real("margin_ranking_loss", input1, input2, target)
-    output = apply(AddScalar(margin, 1), -target * (input1 - input2)).clamp_min(0)
-    return _apply_reduction(output, reduction)
-
-
-def margin_ranking_loss(
-    input1: Tensor,
-    input2: Tensor,
-    target: Tensor,
-    margin: float = 0,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-) -> Tensor:
-    """``max(0, -target * (input1 - input2) + margin)`` for targets of 1 (``input1``
-    should rank higher) or -1, reduced.
-
-    Example::
-
-        F.margin_ranking_loss(hookgrad.tensor([0.5]), hookgrad.tensor([0.2]),
-                              hookgrad.tensor([1.0]), margin=0.5)   # tensor(0.2000)
-    """
-    code = _enum(size_average, reduce, reduction)
-    if input1.dim() != input2.dim() or input1.dim() != target.dim():
-        raise RuntimeError(
-            "margin_ranking_loss : All input tensors should have same dimension but got "
-            f"sizes: input1: {input1.size()}, input2: {input2.size()}, target: "
-            f"{target.size()} "
-        )
-    return torch_margin_ranking_loss(input1, input2, target, margin, code)
-
-
-def torch_hinge_embedding_loss(
-    input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 1
-) -> Tensor:
-    """``torch.hinge_embedding_loss`` with torch's int ``reduction``.
-
-    Example: ``torch.hinge_embedding_loss(d, y, 1.0, 1)``.
-    """
-    zeros = hookgrad.zeros_like(input)
-    margin_clamp = (_filled(margin, input) - input).clamp_min(0)
-    output_margin = hookgrad.where(target != 1, margin_clamp, zeros)
-    output_self = hookgrad.where(target != -1, input, zeros)
-    return _apply_reduction(output_margin + output_self, reduction)
-
-
-def hinge_embedding_loss(
-    input: Tensor,
-    target: Tensor,
-    margin: float = 1.0,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-) -> Tensor:
-    """For distances ``input``: ``input`` where ``target`` is 1, ``max(0, margin -
-    input)`` where it is -1, reduced.
-
-    Example::
-
-        F.hinge_embedding_loss(hookgrad.tensor([0.3, 2.0]), hookgrad.tensor([1.0, -1.0]))
-    """
-    code = _enum(size_average, reduce, reduction)
-    return torch_hinge_embedding_loss(input, target, margin, code)
-
-
-# NOTE: torch's C++ constant is the float 1e-12.
-_EMBEDDING_EPSILON = float(np.float32(1e-12))
-
-
-def torch_cosine_embedding_loss(
-    input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, reduction: int = 1
-) -> Tensor:
-    """``torch.cosine_embedding_loss`` with torch's int ``reduction``.
-
-    Example: ``torch.cosine_embedding_loss(a, b, y, 0.0, 1)``.
-    """
-    dims = target.dim()
-    if dims not in (0, 1):
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if dims == 1 and (input1.dim() != 2 or input2.dim() != 2):
-        raise RuntimeError(
-            "1D target tensor expects 2D input tensors, but found inputs with sizes "
-            f"{list(input1.shape)} and {list(input2.shape)}."
-        )
-    if dims == 0 and (input1.dim() != 1 or input2.dim() != 1):
-        raise RuntimeError(
-            "0D target tensor expects 1D input tensors, but found inputs with sizes "
-            f"{list(input1.shape)} and {list(input2.shape)}."
-        )
-    prod_sum = (input1 * input2).sum(dims)
-    mag_square1 = apply(AddScalar(_EMBEDDING_EPSILON, 1), (input1 * input1).sum(dims))
-    mag_square2 = apply(AddScalar(_EMBEDDING_EPSILON, 1), (input2 * input2).sum(dims))
-    cos = prod_sum / (mag_square1 * mag_square2).sqrt()
-    zeros = hookgrad.zeros_like(cos)
-    pos = _filled(1, cos) - cos
-    neg = apply(SubScalar(margin, 1), cos).clamp_min(0)
-    output = hookgrad.where(target == 1, pos, zeros) + hookgrad.where(target == -1, neg, zeros)
-    return _apply_reduction(output, reduction)
-
-
-def cosine_embedding_loss(
-    input1: Tensor,
-    input2: Tensor,
-    target: Tensor,
-    margin: float = 0,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-) -> Tensor:
-    """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where
-    it is -1 (cosines of rows, or of two vectors), reduced.
-
-    Example::
-
-        F.cosine_embedding_loss(hookgrad.randn(4, 3), hookgrad.randn(4, 3),
-                                hookgrad.tensor([1, -1, 1, -1]))
-    """
-    code = _enum(size_average, reduce, reduction)
-    return torch_cosine_embedding_loss(input1, input2, target, margin, code)
-
-
-def soft_margin_loss(
-    input: Tensor,
-    target: Tensor,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-) -> Tensor:
-    """Two-class logistic loss ``log(1 + exp(-target * input))`` for targets of 1 or -1,
-    reduced (node ``SoftMarginLossBackward0``).
-
-    Example::
-
-        F.soft_margin_loss(hookgrad.tensor([0.5, -2.0]), hookgrad.tensor([1.0, -1.0]))
-    """
-    code = _enum(size_average, reduce, reduction)
-    if target.requires_grad and hookgrad.is_grad_enabled():
-        raise RuntimeError(
-            "The function 'soft_margin_loss' is not differentiable with respect to argument "
-            "'target'. This input cannot have requires_grad True."
-        )
-    return apply(ops.SoftMarginLoss(code), input, target)
-
-
-def multilabel_soft_margin_loss(
-    input: Tensor,
-    target: Tensor,
-    weight: Tensor | None = None,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-) -> Tensor:
-    """Per sample, the mean over classes of the binary logistic loss of ``input``
-    against the 0/1 ``target`` (``weight`` scales each class), reduced.
-
-    Example::
-
-        F.multilabel_soft_margin_loss(hookgrad.randn(2, 3), hookgrad.tensor([[1., 0., 1.],
-                                                                            [0., 1., 0.]]))
-    """
-    if size_average is not None or reduce is not None:
-        reduction = _legacy(size_average, reduce)
-    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
-    if weight is not None:
-        loss = loss * weight
-    class_dim = input.dim() - 1
-    loss = loss.sum(dim=class_dim) / input.size(class_dim)
-    if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    raise ValueError(reduction + " is not valid")
-
-
-def _check_margin_shapes(input: Tensor, target: Tensor, multilabel: bool) -> tuple[int, int]:
-    """torch's shape checks of the multi-class margin losses: ``(rows, classes)``."""
-    ndim = input.dim()
-    if not ((ndim == 2 and input.shape[1] != 0) or (ndim == 1 and input.shape[0] != 0) or not ndim):
-        raise RuntimeError(
-            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-            f"{list(input.shape)}"
-        )
-    rows = input.shape[0] if ndim == 2 else 1
-    classes = input.shape[-1] if ndim else 1
-    if multilabel:
-        expected = (rows, classes) if ndim == 2 else None
-        consistent = (
-            tuple(target.shape) == expected
-            if expected
-            else target.dim() <= 1 and target.numel() == classes
-        )
-        if not consistent:
-            raise RuntimeError(
-                f"inconsistent target size: {list(target.shape)} for input of size: "
-                f"{list(input.shape)}"
-            )
-    elif not (target.dim() <= 1 and target.numel() == rows):
-        raise RuntimeError(
-            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
-            f"input samples (batch size). Expected target size [{rows}], but got "
-            f"{list(target.shape)}. Input has shape {list(input.shape)}."
-        )
-    if target.dtype != dtypes.int64:
-        raise RuntimeError(f"expected scalar type Long but found {_type_name(target.dtype)}")
-    return rows, classes
-
-
-def multi_margin_loss(
-    input: Tensor,
-    target: Tensor,
-    p: int = 1,
-    margin: float = 1.0,
-    weight: Tensor | None = None,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-) -> Tensor:
-    """Multi-class hinge loss: per row with class ``y``, the mean over the other classes
-    ``i`` of ``max(0, margin - input[y] + input[i]) ** p`` (``p`` 1 or 2), times
-    ``weight[y]``; reduced.
-
-    Example::
-
-        F.multi_margin_loss(hookgrad.tensor([[0.1, 0.2, 0.4, 0.8]]), hookgrad.tensor([3]))
-        # tensor(0.3250)
-    """
-    code = _enum(size_average, reduce, reduction)
-    if p != 1 and p != 2:
-        raise ValueError("only p == 1 and p == 2 supported")
-    if weight is not None and weight.dim() != 1:
-        raise ValueError("weight must be one-dimensional")
-    _, classes = _check_margin_shapes(input, target, multilabel=False)
-    if weight is not None and weight.numel() != classes:
-        raise RuntimeError(
-            f"inconsistent weight size, expected {classes} but got {list(weight.shape)}"
-        )
-    indices = target._data.astype(np.int64)
-    if indices.size and (indices.min() < 0 or indices.max() >= classes):
-        raise RuntimeError("target out of range")
-    op = ops.MultiMarginLoss(p, margin, code)
-    return apply(op, input, target, None if weight is None else weight.detach())
-
-
-def multilabel_margin_loss(
-    input: Tensor,
-    target: Tensor,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-) -> Tensor:
-    """Multi-label hinge loss: per row, ``target`` lists the row's classes (padded with
-    -1); the sum over target classes ``j`` and other classes ``i`` of ``max(0, 1 -
-    input[j] + input[i])``, divided by the number of classes; reduced.
-
-    Example::
-
-        F.multilabel_margin_loss(hookgrad.tensor([[0.1, 0.2, 0.4, 0.8]]),
-                                 hookgrad.tensor([[3, 0, -1, 1]]))   # tensor(0.8500)
-    """
-    code = _enum(size_average, reduce, reduction)
-    _, classes = _check_margin_shapes(input, target, multilabel=True)
-    indices = target._data.astype(np.int64)
-    if indices.size and (indices.min() < -1 or indices.max() >= classes):
-        raise RuntimeError("argument #2 'target' is out of range")
-    return apply(ops.MultilabelMarginLoss(code), input, target)[0]
-
-
-def torch_triplet_margin_loss(
-    anchor: Tensor,
-    positive: Tensor,
-    negative: Tensor,
-    margin: float = 1.0,
-    p: float = 2,
-    eps: float = 1e-6,
-    swap: bool = False,
-    reduction: int = 1,
-) -> Tensor:
-    """``torch.triplet_margin_loss`` with torch's int ``reduction``.
-
-    Example: ``torch.triplet_margin_loss(a, p, n, 1.0, 2, 1e-6, False, 1)``.
-    """
-    dims = (anchor.dim(), positive.dim(), negative.dim())
-    if len(set(dims)) != 1:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number "
-            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
-            f"{dims[2]}D inputs"
-        )
-    dist_pos = pairwise_distance(anchor, positive, p, eps)
-    dist_neg = pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        dist_neg = hookgrad.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    output = (apply(AddScalar(margin, 1), dist_pos) - dist_neg).clamp_min(0)
-    return _apply_reduction(output, reduction)
-
-
-def triplet_margin_loss(
-    anchor: Tensor,
-    positive: Tensor,
-    negative: Tensor,
-    margin: float = 1.0,
-    p: float = 2,
-    eps: float = 1e-6,
-    swap: bool = False,
-    size_average: bool | None = None,
-    reduce: bool | None = None,
-    reduction: str = "mean",
-) -> Tensor:
-    """``max(0, d(anchor, positive) - d(anchor, negative) + margin)`` with ``d`` the
-    ``p``-norm pairwise distance (``swap``: the smaller of the two negative distances),
-    reduced.
-
-    Example::
-
-        F.triplet_margin_loss(hookgrad.randn(4, 8), hookgrad.randn(4, 8), hookgrad.randn(4, 8))
-    """
-    code = _enum(size_average, reduce, reduction)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    return torch_triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, code)
-
-
-def triplet_margin_with_distance_loss(
-    anchor: Tensor,
-    positive: Tensor,
-    negative: Tensor,
-    *,
-    distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
-    margin: float = 1.0,
-    swap: bool = False,
-    reduction: str = "mean",
-) -> Tensor:
-    """``triplet_margin_loss`` with any ``distance_function`` (default
-    ``pairwise_distance``).
-
-    Example::
-
-        F.triplet_margin_with_distance_loss(
-            a, p, n, distance_function=lambda x, y: 1 - F.cosine_similarity(x, y))
-    """
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    dims = (anchor.ndim, positive.ndim, negative.ndim)
-    if len(set(dims)) != 1:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number "
-            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
-            f"{dims[2]}D inputs"
-        )
-    if distance_function is None:
-        distance_function = pairwise_distance
-    dist_pos = distance_function(anchor, positive)
-    dist_neg = distance_function(anchor, negative)
-    if swap:
-        dist_neg = hookgrad.minimum(dist_neg, distance_function(positive, negative))
-    loss = hookgrad.clamp_min(margin + dist_pos - dist_neg, 0)
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "mean":
-        return loss.mean()
     return loss
 
 
@@ -1033,134 +584,6 @@ def torch_binary_cross_entropy_with_logits(
     name = {code: text for text, code in ops.REDUCTIONS.items()}[reduction]
     return binary_cross_entropy_with_logits(
         input, target, weight, reduction=name, pos_weight=pos_weight
-    )
-
-
-# ---------------------------------------------------------------- CTC
-
-
-def _lengths(lengths: Any, name: str) -> tuple[int, ...]:
-    """Lengths given as a tensor (of integers) or a sequence of ints, as a tuple."""
-    if isinstance(lengths, Tensor):
-        if lengths._data.dtype.kind not in "iu":
-            raise RuntimeError(f"{name} must be integral")
-        return tuple(int(n) for n in lengths._data.reshape(-1))
-    if not isinstance(lengths, (tuple, list)):
-        raise TypeError(
-            f"ctc_loss(): argument '{name}' must be tuple of ints or Tensor, not "
-            f"{type(lengths).__name__}"
-        )
-    return tuple(int(n) for n in lengths)
-
-
-def _check_ctc(
-    log_probs: Tensor,
-    targets: Tensor,
-    input_lengths: tuple[int, ...],
-    target_lengths: tuple[int, ...],
-    blank: int,
-) -> None:
-    """torch's checks of its CPU kernel (``ctc_loss_allocate_outputs``)."""
-    where = " (while checking arguments for ctc_loss_allocate_outputs)"
-    batch, classes = log_probs.shape[1], log_probs.shape[2]
-    if not 0 <= blank < classes:
-        raise RuntimeError("blank must be in label range")
-    if len(input_lengths) != batch:
-        raise RuntimeError("input_lengths must be of size batch_size")
-    if len(target_lengths) != batch:
-        raise RuntimeError("target_lengths must be of size batch_size")
-    for length in target_lengths:
-        if length < 0:
-            raise RuntimeError(
-                f"Expected target_lengths to have value at least 0, but got value {length}{where}"
-            )
-    if targets.dim() == 1:
-        if targets.shape[0] != sum(target_lengths):
-            raise RuntimeError(
-                f"Expected tensor to have size {sum(target_lengths)} at dimension 0, but got "
-                f"size {targets.shape[0]} for argument #2 'targets' (while checking arguments "
-                "for ctc_loss_allocate_outputs)"
-            )
-    else:
-        if targets.shape[0] != batch:
-            raise RuntimeError(
-                f"Expected tensor to have size {batch} at dimension 0, but got size "
-                f"{targets.shape[0]} for argument #2 'targets' (while checking arguments for "
-                "ctc_loss_allocate_outputs)"
-            )
-        longest = max(target_lengths, default=0)
-        if targets.shape[1] < longest:
-            raise RuntimeError(
-                f"Expected tensor to have size at least {longest} at dimension 1, but got size "
-                f"{targets.shape[1]} for argument #2 'targets' (while checking arguments for "
-                "ctc_loss_allocate_outputs)"
-            )
-    for length in input_lengths:
-        if length < 0:
-            raise RuntimeError(
-                f"Expected input_lengths to have value at least 0, but got value {length}{where}"
-            )
-        if length > log_probs.shape[0]:
-            raise RuntimeError(
-                f"Expected input_lengths to have value at most {log_probs.shape[0]}, but got "
-                f"value {length}{where}"
-            )
-
-
-def torch_ctc_loss(
-    log_probs: Tensor,
-    targets: Tensor,
-    input_lengths: Any,
-    target_lengths: Any,
-    blank: int = 0,
-    reduction: int = 1,
-    zero_infinity: bool = False,
-) -> Tensor:
-    """``torch.ctc_loss`` with torch's int ``reduction``.
-
-    Example: ``torch.ctc_loss(log_probs, targets, input_lengths, target_lengths, 0, 1)``.
-    """
-    batched = log_probs.dim() == 3
-    probs = log_probs if batched else log_probs.unsqueeze(1)
-    ins = _lengths(input_lengths, "input_lengths")
-    outs = _lengths(target_lengths, "target_lengths")
-    labels = targets.long()
-    _check_ctc(probs, labels, ins, outs, blank)
-    res = apply(CtcLoss(ins, outs, blank, zero_infinity), probs, labels)[0]
-    if zero_infinity:
-        res = hookgrad.where(res == math.inf, hookgrad.zeros((), dtype=res.dtype), res)
-    if reduction == ops.REDUCTIONS["mean"]:
-        divisors = hookgrad.tensor(outs, dtype=res.dtype).clamp_min(1)
-        return (res / divisors).mean()
-    if reduction == ops.REDUCTIONS["sum"]:
-        return res.sum()
-    return res if batched else res.squeeze(0)
-
-
-def ctc_loss(
-    log_probs: Tensor,
-    targets: Tensor,
-    input_lengths: Any,
-    target_lengths: Any,
-    blank: int = 0,
-    reduction: str = "mean",
-    zero_infinity: bool = False,
-) -> Tensor:
-    """The connectionist temporal classification loss: the negative log-likelihood of each
-    target sequence under the per-step class log-probabilities ``log_probs`` ``(T, N, C)``
-    (or ``(T, C)``), summed over all alignments. ``targets``: ``(N, S)`` padded or the
-    targets concatenated; ``input_lengths``, ``target_lengths``: one per sample. ``"mean"``
-    divides each loss by its target length first. ``zero_infinity``: impossible
-    alignments give 0 (and a zero gradient) instead of inf.
-
-    Example::
-
-        F.ctc_loss(hookgrad.randn(50, 16, 20).log_softmax(2), targets, input_lengths,
-                   target_lengths)
-    """
-    code = _enum(None, None, reduction)
-    return torch_ctc_loss(
-        log_probs, targets, input_lengths, target_lengths, blank, code, zero_infinity
     )
 
 

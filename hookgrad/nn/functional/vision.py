@@ -13,19 +13,21 @@ lower-level ``grid_sampler*``, ``affine_grid_generator`` and ``constant_pad_nd``
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 from collections.abc import Sequence
 from typing import Any, Union
 
 import numpy as np
 
-from hookgrad.nn.functional.pooling import (
+from hookgrad.nn.functional.adaptive_pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
     adaptive_avg_pool3d,
 )
 from hookgrad.ops.fold import Col2Im, Im2Col, blocks
 from hookgrad.ops.upsample import Upsample
+from hookgrad.ops.util import wrap_dim
 from hookgrad.ops.vision import (
     AffineGridGenerator,
     ChannelShuffle,
@@ -34,9 +36,9 @@ from hookgrad.ops.vision import (
     PixelUnshuffle,
 )
 from hookgrad.tensor import dtypes
-from hookgrad.tensor.creation import linspace
 from hookgrad.tensor.dispatch import apply
-from hookgrad.tensor.functions.shape import pad as _pad
+from hookgrad.tensor.functions.padding import pad as _pad
+from hookgrad.tensor.ranges import linspace
 
 __all__ = [
     "GRID_SAMPLE_INTERPOLATION_MODES",
@@ -479,11 +481,14 @@ def affine_grid_generator(theta: Any, size: Sequence[int], align_corners: bool) 
     Example: ``affine_grid_generator(theta, [1, 3, 4, 5], False).shape`` is ``(1, 4, 5, 2)``.
     """
     size = tuple(int(n) for n in size)
+    if len(size) not in (4, 5):
+        raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
     n, spatial = size[0], size[2:]
-    if theta.shape[0] != n:
+    columns = theta.shape[wrap_dim(2, theta.ndim)]
+    if theta.shape[0] != n or columns != len(spatial) + 1:
         raise RuntimeError(
             "Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{n}, {theta.shape[2]}] but got: [{theta.shape[0]}, {theta.shape[2]}]."
+            f"[{n}, {len(spatial) + 1}] but got: [{theta.shape[0]}, {columns}]."
         )
     # One coordinate axis per spatial dim (x = width first), as torch's linspace computes.
     axes = []
@@ -593,6 +598,29 @@ def constant_pad_nd(input: Any, pad: Sequence[int], value: float = 0) -> Any:
 
     Example: ``constant_pad_nd(hookgrad.ones(2), [1, 2])`` is ``[0., 1., 1., 0., 0.]``.
     """
+    if not isinstance(pad, (tuple, list)):
+        raise TypeError(
+            "constant_pad_nd(): argument 'pad' (position 2) must be tuple of ints, not "
+            f"{type(pad).__name__}"
+        )
+    for position, item in enumerate(pad):
+        if isinstance(item, bool) or not hasattr(item, "__index__"):
+            raise TypeError(
+                "constant_pad_nd(): argument 'pad' (position 2) must be tuple of ints, but "
+                f"found element of type {type(item).__name__} at pos {position}"
+            )
+    pad = [operator.index(item) for item in pad]
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError(
+            "Length of pad should be no more than twice the number of dimensions of the input. "
+            f"Pad length is {len(pad)}while the input has {input.ndim}dimensions."
+        )
+    if isinstance(value, complex) and not input.dtype.is_complex:
+        raise RuntimeError(
+            f"value cannot be converted to type {dtypes.cpp_name(input.dtype)} without overflow"
+        )
     return _pad(input, pad, "constant", value)
 
 

@@ -2,6 +2,7 @@
 
 from hookgrad.nn.modules import (
     activation,
+    adaptive,
     attention,
     channelshuffle,
     container,
@@ -22,6 +23,7 @@ from hookgrad.nn.modules import (
     upsampling,
 )
 from hookgrad.nn.modules.activation import *  # noqa: F403
+from hookgrad.nn.modules.adaptive import *  # noqa: F403
 from hookgrad.nn.modules.attention import *  # noqa: F403
 from hookgrad.nn.modules.channelshuffle import *  # noqa: F403
 from hookgrad.nn.modules.container import *  # noqa: F403
@@ -45,6 +47,7 @@ from hookgrad.nn.modules.upsampling import *  # noqa: F403
 __all__ = [
     "Module",
     *activation.__all__,
+    *adaptive.__all__,
     *attention.__all__,
     *channelshuffle.__all__,
     *container.__all__,

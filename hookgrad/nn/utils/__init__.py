@@ -2,14 +2,17 @@
 (``parametrize``, ``parametrizations``), pruning, ``stateless.functional_call``, layer
 fusion, ``skip_init``, the old weight and spectral norm hooks, and ``rnn``."""
 
-from hookgrad.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_
-from hookgrad.nn.utils import rnn
-from hookgrad.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
-
 # parametrizations, pruning, stateless calls, fusion; the old weight_norm/spectral_norm
 # hooks (their functions take the place of their modules' names, as in torch)
-from hookgrad.nn.utils import parametrize, parametrizations, prune, stateless  # noqa: I001
-from hookgrad.nn.utils.clip_grad import clip_grad_norm, clip_grads_with_norm_, get_total_norm
+from hookgrad.nn.utils import parametrizations, parametrize, prune, rnn, stateless  # noqa: I001
+from hookgrad.nn.utils.clip_grad import (
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
+from hookgrad.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
 from hookgrad.nn.utils.fusion import (
     fuse_conv_bn_eval,
     fuse_conv_bn_weights,

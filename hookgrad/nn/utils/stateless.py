@@ -144,6 +144,21 @@ def functional_call(
         FutureWarning,
         stacklevel=2,
     )
+    return _functional_call(
+        module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict
+    )
+
+
+def _functional_call(
+    module: Module,
+    parameters_and_buffers: dict[str, Tensor],
+    args: Any = None,
+    kwargs: dict[str, Any] | None = None,
+    *,
+    tie_weights: bool = True,
+    strict: bool = False,
+) -> Any:
+    """``functional_call`` without the deprecation warning: ``hookgrad.func``'s too."""
     if isinstance(module, DataParallel):
         raise RuntimeError("The stateless API can't be used with nn.DataParallel module")
     kwargs = {} if kwargs is None else kwargs

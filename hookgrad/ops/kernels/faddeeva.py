@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from hookgrad.ops.kernels import libm
-from hookgrad.ops.kernels.cephes import _elementwise, _fma
+from hookgrad.ops.kernels.cephes_common import elementwise, fmadd
 
 _F64 = np.float64
 _ISPI = 0.56418958354775628694807945156  # 1 / sqrt(pi)
@@ -945,7 +945,7 @@ def _erfcx_y100(y100: np.ndarray) -> np.ndarray:
     return np.where(y100 == 100, 1.0, value)
 
 
-@_elementwise
+@elementwise
 def erfcx(x: np.ndarray) -> np.ndarray:
     """``exp(x^2) erfc(x)`` (torch's ``calc_erfcx``): inf below -26.7, ``2 exp(x^2)``
     below -6.1 (where ``erfc`` is 2 to the last bit), ``1 / (sqrt(pi) x)`` above 5e7."""
@@ -976,15 +976,15 @@ def _erfcx_far(x: np.ndarray) -> np.ndarray:
     ispi = dtype.type(_ISPI)
     square = x * x
     wide = square.astype(_F64)
-    numerator = ispi * _fma(wide, wide + 4.5, 2.0)
+    numerator = ispi * fmadd(wide, wide + 4.5, 2.0)
     if dtype == _F64:
-        denominator = x * _fma(square, square + 5, 3.75)
+        denominator = x * fmadd(square, square + 5, 3.75)
     else:
         denominator = x.astype(_F64) * ((square * (square + 5)).astype(_F64) + 3.75)
     return np.where(x > 5e7, ispi / x, (numerator / denominator).astype(dtype))
 
 
-@_elementwise
+@elementwise
 def log_ndtr(x: np.ndarray) -> np.ndarray:
     """``log(ndtr(x))``, the log of the standard normal distribution function (torch's
     ``calc_log_ndtr``): ``log(erfcx(-t) / 2) - t^2`` below -1 with ``t = x / sqrt(2)``, else

@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from hookgrad.ops.kernels import libm
-from hookgrad.ops.kernels.cephes import _elementwise, _fma
+from hookgrad.ops.kernels.cephes_common import elementwise, fmadd
 
 _INT64_MIN = np.iinfo(np.int64).min
 
@@ -61,7 +61,7 @@ def _recurrence(
 
 def _chebyshev_step(scale: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
     """``r = s * q - p``, fused, with ``s = scale(x)`` (``x + x``, or ``4x - 2`` shifted)."""
-    return lambda x, q, p, k: _fma(scale(x), q, -p)
+    return lambda x, q, p, k: fmadd(scale(x), q, -p)
 
 
 def _twice(x: np.ndarray) -> np.ndarray:
@@ -82,7 +82,7 @@ def _signed(n: np.ndarray, value: np.ndarray) -> np.ndarray:
     return np.where(n % 2 == 0, value, -value)
 
 
-@_elementwise
+@elementwise
 def chebyshev_t(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """Chebyshev's polynomial of the first kind, ``T_n(x) = cos(n acos x)`` on [-1, 1]."""
     dtype = x.dtype.type
@@ -108,7 +108,7 @@ def _trig_u(x: np.ndarray, n: np.ndarray, angle: np.ndarray, at_zero: np.ndarray
     return np.where(sine != 0, ratio, fallback)
 
 
-@_elementwise
+@elementwise
 def chebyshev_u(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """Chebyshev's polynomial of the second kind, ``U_n(cos a) = sin((n+1) a) / sin a``."""
     n = _degree(degree)
@@ -140,7 +140,7 @@ def _trig_w(x: np.ndarray, n: np.ndarray, angle: np.ndarray, positive: np.ndarra
     return np.where(libm.cos(half) != 1, value, ends)
 
 
-@_elementwise
+@elementwise
 def chebyshev_v(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """Chebyshev's polynomial of the third kind, ``V_n(cos a) = cos((n+1/2) a) / cos(a/2)``."""
     dtype = x.dtype.type
@@ -156,7 +156,7 @@ def chebyshev_v(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     return _finish(out.astype(x.dtype), n)
 
 
-@_elementwise
+@elementwise
 def chebyshev_w(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """Chebyshev's polynomial of the fourth kind, ``W_n(cos a) = sin((n+1/2) a) / sin(a/2)``."""
     dtype = x.dtype.type
@@ -177,7 +177,7 @@ def _shifted_arg(x: np.ndarray) -> np.ndarray:
     return x + x - x.dtype.type(1.0)
 
 
-@_elementwise
+@elementwise
 def shifted_chebyshev_t(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """``T_n(2x - 1)``, Chebyshev's first kind on [0, 1]."""
     n = _degree(degree)
@@ -191,7 +191,7 @@ def shifted_chebyshev_t(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     return _finish(out.astype(x.dtype), n)
 
 
-@_elementwise
+@elementwise
 def shifted_chebyshev_u(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """``U_n(2x - 1)``, Chebyshev's second kind on [0, 1]."""
     n = _degree(degree)
@@ -207,7 +207,7 @@ def shifted_chebyshev_u(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     return _finish(out.astype(x.dtype), n)
 
 
-@_elementwise
+@elementwise
 def shifted_chebyshev_v(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """``V_n(2x - 1)``, Chebyshev's third kind on [0, 1]."""
     dtype = x.dtype.type
@@ -223,7 +223,7 @@ def shifted_chebyshev_v(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     return _finish(out.astype(x.dtype), n)
 
 
-@_elementwise
+@elementwise
 def shifted_chebyshev_w(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """``W_n(2x - 1)``, Chebyshev's fourth kind on [0, 1] (the trigonometric form from
     degree 5 on, as torch's)."""
@@ -249,7 +249,7 @@ def _hermite_limit(x: np.ndarray) -> int:
     return 128 if x.dtype == np.float32 else 512
 
 
-@_elementwise
+@elementwise
 def hermite_h(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """The physicists' Hermite polynomial ``H_n(x)``; NaN above degree 128 (float32) or
     512 (float64)."""
@@ -257,25 +257,25 @@ def hermite_h(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     twice = x + x
     # torch's loop counts k = 2, 4, ..., 2n - 2: r = 2x q - k p.
     out = _recurrence(
-        x, n, twice, lambda x, q, p, k: _fma(x + x, q, -((k + k - 2) * p)), stop_at_nan=False
+        x, n, twice, lambda x, q, p, k: fmadd(x + x, q, -((k + k - 2) * p)), stop_at_nan=False
     )
     out = np.where(n == 1, twice, np.where(n == 0, 1, out))
     out = np.where(n > _hermite_limit(x), np.nan, out)
     return _finish(out.astype(x.dtype), n)
 
 
-@_elementwise
+@elementwise
 def hermite_he(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """The probabilists' Hermite polynomial ``He_n(x)``; NaN above degree 128 (float32) or
     512 (float64)."""
     n = _hermite_degree(degree)
-    out = _recurrence(x, n, x, lambda x, q, p, k: _fma(x, q, -((k - 1) * p)), stop_at_nan=False)
+    out = _recurrence(x, n, x, lambda x, q, p, k: fmadd(x, q, -((k - 1) * p)), stop_at_nan=False)
     out = np.where(n == 1, x, np.where(n == 0, 1, out))
     out = np.where(n > _hermite_limit(x), np.nan, out)
     return _finish(out.astype(x.dtype), n)
 
 
-@_elementwise
+@elementwise
 def laguerre_l(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """Laguerre's polynomial ``L_n(x)``: 1 at 0."""
     dtype = x.dtype.type
@@ -284,7 +284,7 @@ def laguerre_l(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
 
     def step(x: np.ndarray, q: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
         k = k - 1  # torch's k runs from 1
-        return _fma((k + k) + (dtype(1.0) - x), q, -(k * p)) / (k + 1)
+        return fmadd((k + k) + (dtype(1.0) - x), q, -(k * p)) / (k + 1)
 
     out = _recurrence(x, n, start, step)
     out = np.where(n == 1, start, np.where(n == 0, 1, out))
@@ -292,14 +292,14 @@ def laguerre_l(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     return _finish(out.astype(x.dtype), n)
 
 
-@_elementwise
+@elementwise
 def legendre_p(x: np.ndarray, degree: np.ndarray) -> np.ndarray:
     """Legendre's polynomial ``P_n(x)``: ``±1`` at ``x = ±1``."""
     n = _degree(degree)
 
     def step(x: np.ndarray, q: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
         k = k - 1  # torch's k runs from 1
-        return _fma((k + k + 1) * x, q, -(k * p)) / (k + 1)
+        return fmadd((k + k + 1) * x, q, -(k * p)) / (k + 1)
 
     out = _recurrence(x, n, x, step)
     out = np.where(n == 1, x, np.where(n == 0, 1, out))

@@ -154,7 +154,7 @@ def _run(
     order = sorted(range(len(shape)), key=lambda dim: out_strides[dim])
     axes = tuple(reversed(order))
     base, exponent = (np.broadcast_to(a, shape).transpose(axes).ravel() for a in arguments)
-    scalar = _scalar_lanes(shape, [dim for dim in order if shape[dim] > 1], inputs)
+    scalar = scalar_lanes(shape, [dim for dim in order if shape[dim] > 1], inputs)
     if scalar.size == numel:
         flat = scalar_lambda(base, exponent)
     else:
@@ -165,7 +165,7 @@ def _run(
     return np.lib.stride_tricks.as_strided(flat, shape, tuple(s * item for s in out_strides))
 
 
-def _scalar_lanes(shape: tuple[int, ...], walk: list[int], inputs: list[np.ndarray]) -> np.ndarray:
+def scalar_lanes(shape: tuple[int, ...], walk: list[int], inputs: list[np.ndarray]) -> np.ndarray:
     """The positions in the walk (in the result's memory) of the elements torch computes
     with its scalar lambda. ``walk``: the dims longer than 1, innermost first.
 

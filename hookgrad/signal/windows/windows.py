@@ -15,10 +15,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from hookgrad.tensor import dtypes
-from hookgrad.tensor.creation import arange, empty, linspace, ones, tensor
+from hookgrad.tensor.creation import empty, ones, tensor
 from hookgrad.tensor.functions.generated import cos, exp, i0, sin, sqrt
 from hookgrad.tensor.functions.unary import abs
 from hookgrad.tensor.layout import strided
+from hookgrad.tensor.ranges import arange, linspace
 
 __all__ = [
     "bartlett",

@@ -9,7 +9,8 @@ import numpy as np
 from hookgrad.ops import arithmetic as ops
 from hookgrad.ops.strides import elementwise_layout
 from hookgrad.tensor import dtypes
-from hookgrad.tensor.dispatch import apply_arrays, wrap_constant
+from hookgrad.tensor.dispatch import apply_arrays, broadcast_shapes, wrap_constant
+from hookgrad.tensor.functions.generated import check_out, write_out
 from hookgrad.tensor.promotion import binary_arrays, check_operand, float_arrays, is_scalar
 from hookgrad.tensor.tensor import Tensor
 
@@ -137,7 +138,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
             f"'{rounding_mode}'"
         )
     a, b = binary_arrays(input, other)
-    _check_real(f"div_{rounding_mode}_cpu", a)
+    _check_real(f"div_{rounding_mode}_cpu", a, boolean=False)
     return apply_arrays(ops.DivRounding(rounding_mode), (input, other), (a, b))
 
 
@@ -146,14 +147,25 @@ true_divide = div
 
 
 def floor_divide(input: Any, other: Any) -> Any:
-    """Elementwise division rounded down."""
-    return div(input, other, rounding_mode="floor")
+    """Elementwise division rounded down: ``div(input, other, rounding_mode='floor')``'s
+    values (integers stay integers), with no derivative (torch's ``NotImplemented``
+    node). Example: ``hookgrad.tensor([5, -7]) // 2`` is ``tensor([ 2, -4])``."""
+    arrays = floor_divide_arrays(input, other)
+    return apply_arrays(ops.FloorDivide().edges_for((input, other)), (input, other), arrays)
+
+
+def floor_divide_arrays(input: Any, other: Any) -> tuple[Any, Any]:
+    """The arrays ``floor_divide`` (and ``floor_divide_``) computes on, after torch's
+    dtype checks."""
+    a, b = binary_arrays(input, other)
+    _check_real("div_floor_cpu", a, boolean=False)
+    return a, b
 
 
 def remainder(input: Any, other: Any) -> Any:
     """Python-style modulus (the result has the sign of ``other``)."""
     a, b = binary_arrays(input, other)
-    _check_real("remainder_cpu", a)
+    _check_real("remainder_cpu", a, boolean=False)
     op = ops.RemainderScalar() if is_scalar(other) else ops.Remainder()
     return apply_arrays(op, (input, other), (a, b))
 
@@ -417,14 +429,22 @@ def heaviside(input: Any, values: Any) -> Any:
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    return apply_arrays(ops.Heaviside(), (input, values), (input._data, values._data))
+    op = ops.Heaviside().edges_for((input, values))
+    return apply_arrays(op, (input, values), (input._data, values._data))
 
 
 # ---------------------------------------------------------------- not differentiable
 
 
+def _broadcastable(a: Any, b: Any) -> None:
+    """torch's error for operands whose shapes do not broadcast (NumPy's is a ValueError)."""
+    if np.shape(a) != np.shape(b):
+        broadcast_shapes(np.shape(a), np.shape(b))
+
+
 def _compare(ufunc: Any, input: Any, other: Any) -> Any:
     a, b = binary_arrays(input, other)
+    _broadcastable(a, b)
     return wrap_constant(elementwise_layout(ufunc(a, b), (a, b)))
 
 
@@ -441,6 +461,7 @@ def _order(ufunc: Any, kernel: str, input: Any, other: Any) -> Any:
     """An ordering comparison: not defined for complex numbers."""
     a, b = binary_arrays(input, other)
     _check_real(kernel, a)
+    _broadcastable(a, b)
     return wrap_constant(elementwise_layout(ufunc(a, b), (a, b)))
 
 
@@ -460,34 +481,69 @@ def ge(input: Any, other: Any) -> Any:
     return _order(np.greater_equal, "ge_cpu", input, other)
 
 
-def _check_real(kernel: str, data: np.ndarray) -> None:
-    """torch's error for an op that has no complex kernel (``data``: the promoted input)."""
-    if data.dtype.kind == "c":
+def _check_real(kernel: str, data: np.ndarray, boolean: bool = True) -> None:
+    """torch's error for an op that has no complex kernel (``data``: the promoted input);
+    ``boolean=False``: no bool kernel either."""
+    if data.dtype.kind == "c" or (not boolean and data.dtype.kind == "b"):
         name = dtypes.legacy_name(dtypes.to_dtype(data.dtype))
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
 
 
-def logical_and(input: Any, other: Any) -> Any:
-    return _compare(np.logical_and, input, other)
+def _logical(ufunc: Any, name: str, input: Any, other: Any, out: Any) -> Any:
+    """A logical op of two tensors (non-zero is true): a bool tensor, or written into
+    ``out`` (any dtype)."""
+    _check_tensors(name, input, other)
+    result = _compare(ufunc, input, other)
+    if out is None:
+        return result
+    check_out(name, (input, other), out)
+    return write_out(result, out)
 
 
-def logical_or(input: Any, other: Any) -> Any:
-    return _compare(np.logical_or, input, other)
+def logical_and(input: Any, other: Any, *, out: Any = None) -> Any:
+    """Elementwise ``input and other`` (non-zero is true), as a bool tensor.
+
+    Example: ``hookgrad.logical_and(hookgrad.tensor([0, 2]), hookgrad.tensor([1.0, 3.0]))``
+    is ``tensor([False,  True])``.
+    """
+    return _logical(np.logical_and, "logical_and", input, other, out)
 
 
-def logical_xor(input: Any, other: Any) -> Any:
-    return _compare(np.logical_xor, input, other)
+def logical_or(input: Any, other: Any, *, out: Any = None) -> Any:
+    """Elementwise ``input or other`` (non-zero is true), as a bool tensor; see
+    :func:`logical_and`."""
+    return _logical(np.logical_or, "logical_or", input, other, out)
 
 
-def logical_not(input: Any) -> Any:
-    return wrap_constant(np.logical_not(input._data))
+def logical_xor(input: Any, other: Any, *, out: Any = None) -> Any:
+    """Elementwise exclusive or (non-zero is true), as a bool tensor; see
+    :func:`logical_and`."""
+    return _logical(np.logical_xor, "logical_xor", input, other, out)
+
+
+def logical_not(input: Any, *, out: Any = None) -> Any:
+    """Elementwise ``not input`` (zero is false), as a bool tensor, or written into
+    ``out`` (any dtype). Example: ``hookgrad.logical_not(hookgrad.tensor([0, 2]))`` is
+    ``tensor([ True, False])``."""
+    if not _is_tensor(input):
+        raise TypeError(
+            "logical_not(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
+    result = wrap_constant(np.logical_not(input._data))
+    if out is None:
+        return result
+    check_out("logical_not", (input,), out)
+    return write_out(result, out)
 
 
 def _bitwise(ufunc: Any, name: str, input: Any, other: Any) -> Any:
     check_operand(other)
     a, b = binary_arrays(input, other)
-    if getattr(a, "dtype", np.dtype(type(a))).kind not in "biu":
-        raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Float'")
+    np_dtype = getattr(a, "dtype", np.dtype(type(a)))
+    if np_dtype.kind not in "biu":
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_type_name(np_dtype)}'")
+    _broadcastable(a, b)
     return wrap_constant(ufunc(a, b))
 
 
@@ -504,8 +560,13 @@ def bitwise_xor(input: Any, other: Any) -> Any:
 
 
 def bitwise_not(input: Any) -> Any:
-    if input.dtype.is_floating_point or input.dtype.is_complex:
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    """Elementwise bitwise NOT of an integer tensor (logical NOT of a bool one).
+
+    Example: ``hookgrad.bitwise_not(hookgrad.tensor([0, -3]))`` is ``tensor([-1,  2])``.
+    """
+    if input._data.dtype.kind not in "biu":
+        name = _type_name(input._data.dtype)
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{name}'")
     return wrap_constant(np.invert(input._data))
 
 

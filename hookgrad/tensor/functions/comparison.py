@@ -36,7 +36,7 @@ from hookgrad.tensor.functions.arithmetic import (
     logical_or,
     logical_xor,
 )
-from hookgrad.tensor.functions.inplace import _inplace_op, _prepare
+from hookgrad.tensor.functions.inplace import prepare_inplace, run_inplace_op
 from hookgrad.tensor.promotion import binary_arrays, check_operand
 from hookgrad.tensor.tensor import Tensor
 
@@ -53,8 +53,8 @@ def _compare_(name: str, ufunc: Any, ordering: bool, input: Tensor, other: Any) 
         name_of = dtypes.legacy_name(dtypes.from_numpy_dtype(np.asarray(a).dtype))
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{name_of}'")
     if isinstance(other, Tensor):
-        return _inplace_op(input, ops.CompareInplace(name, ufunc, 1), (other,), (a, b))
-    return _inplace_op(input, ops.CompareScalarInplace(name, ufunc, b), (), (a,))
+        return run_inplace_op(input, ops.CompareInplace(name, ufunc, 1), (other,), (a, b))
+    return run_inplace_op(input, ops.CompareScalarInplace(name, ufunc, b), (), (a,))
 
 
 def eq_(input: Tensor, other: Any) -> Tensor:
@@ -93,7 +93,7 @@ def ge_(input: Tensor, other: Any) -> Tensor:
 def _untracked_(function: Callable[..., Any], input: Tensor, *others: Any) -> Tensor:
     """``input`` overwritten with ``function(input, *others)``, recording nothing (torch has
     no derivative for these ops: the tensor keeps its ``grad_fn``)."""
-    _prepare(input, others)
+    prepare_inplace(input, others)
     write_inplace(input, function(input, *others)._data)
     return input
 

@@ -18,11 +18,11 @@ from hookgrad.tensor.creation import (
     full,
     new_leaf,
     size_args,
-    to_array,
 )
 from hookgrad.tensor.device import check_device
 from hookgrad.tensor.dispatch import apply
 from hookgrad.tensor.layout import copy_in_format, preserve_format
+from hookgrad.tensor.nested_data import to_array
 from hookgrad.tensor.tensor import Tensor
 
 __all__ = [

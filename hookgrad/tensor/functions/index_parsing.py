@@ -3,7 +3,7 @@ lists become an ``ops.indexing.Key``, with torch's checks, errors and warnings.
 
 torch applies the basic part first and then the advanced part to that view, with NumPy's
 rule for where the advanced dims go (in front when a slice separates them);
-``_parse_index`` builds the ``Key`` that does the same.
+``parse_index`` builds the ``Key`` that does the same.
 """
 
 from __future__ import annotations
@@ -27,20 +27,21 @@ _SEQUENCE_WARNING = (
 )
 
 
-def _is_tensor(value: Any) -> bool:
+def is_tensor(value: Any) -> bool:
+    """Whether ``value`` is a hookgrad ``Tensor``."""
     return isinstance(value, Tensor)
 
 
-def _type_name(dtype: dtypes.dtype) -> str:
+def scalar_type_name(dtype: dtypes.dtype) -> str:
     """torch's scalar type name: ``Float``, ``Long``, ``ComplexDouble`` ..."""
     return dtype.type_name[3:-4]
 
 
 def _index_array(item: Any) -> np.ndarray:
     """A tensor, array or (nested) list used as an index, as a NumPy int or bool array."""
-    if _is_tensor(item) or isinstance(item, np.ndarray):
+    if is_tensor(item) or isinstance(item, np.ndarray):
         # NOTE: a copy, so that changing the index tensor later cannot change the backward.
-        array = np.array(item._data if _is_tensor(item) else item)
+        array = np.array(item._data if is_tensor(item) else item)
     else:
         array = np.array(item)
         if array.dtype != np.bool_:
@@ -79,7 +80,7 @@ def _items(index: Any, ndim: int) -> tuple[list[Any], list[Any], int]:
     sources: list[Any] = []
     consumed = 0
     for item in index:
-        sources.append(item if _is_tensor(item) and item._data.ndim else None)
+        sources.append(item if is_tensor(item) and item._data.ndim else None)
         if item is None or item is Ellipsis:
             items.append(item)
             continue
@@ -99,7 +100,7 @@ def _items(index: Any, ndim: int) -> tuple[list[Any], list[Any], int]:
                     "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                     "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
                 )
-        elif _is_tensor(item) or isinstance(item, (list, tuple, np.ndarray)):
+        elif is_tensor(item) or isinstance(item, (list, tuple, range, np.ndarray)):
             item = _index_array(item)
             if item.ndim == 0 and item.dtype != np.bool_:
                 item = int(item)  # a 0-dim int tensor selects like an int
@@ -133,7 +134,7 @@ def _int_slice(item: slice) -> slice:
     return slice(start, stop, step)
 
 
-def _is_full(item: slice, size: int) -> bool:
+def is_full_slice(item: slice, size: int) -> bool:
     """Whether torch skips this slice inside a tuple (it keeps the whole dim)."""
     return (
         item.start in (None, 0)
@@ -142,7 +143,7 @@ def _is_full(item: slice, size: int) -> bool:
     )
 
 
-def _parse_index(index: Any, shape: tuple[int, ...]) -> ops.Key:
+def parse_index(index: Any, shape: tuple[int, ...]) -> ops.Key:
     """Turn a Python index for a tensor of ``shape`` into a ``Key``, with torch's errors."""
     bare_slice = type(index) is slice
     if type(index) is not tuple:
@@ -181,7 +182,7 @@ def _parse_index(index: Any, shape: tuple[int, ...]) -> ops.Key:
             node_name = "SelectBackward0"
         elif type(item) is slice:
             basic.append(item)
-            if bare_slice or not _is_full(item, shape[src]):
+            if bare_slice or not is_full_slice(item, shape[src]):
                 node_name = "SliceBackward0"
             src += 1
             out += 1
@@ -228,7 +229,7 @@ def _dims_taken(index: Any) -> int:
     """How many dims an entry of torch's ``indices`` indexes: a mask its own, else one."""
     if index is None:
         return 1
-    array = index._data if _is_tensor(index) else index
+    array = index._data if is_tensor(index) else index
     return array.ndim if array.dtype == np.bool_ else 1
 
 

@@ -35,6 +35,7 @@ from hookgrad.ops import inplace as ops
 from hookgrad.ops import table
 from hookgrad.ops import unary as unary_ops
 from hookgrad.ops.indexing import Key
+from hookgrad.ops.not_implemented import InplaceWithoutDerivative
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import (
     apply_inplace,
@@ -46,21 +47,16 @@ from hookgrad.tensor.dispatch import (
 from hookgrad.tensor.functions.arithmetic import (
     add,
     div,
-    floor_divide,
+    floor_divide_arrays,
     mul,
     neg,
     pow,
     remainder,
     sub,
 )
-from hookgrad.tensor.functions.index_parsing import _is_full, _parse_index
-from hookgrad.tensor.functions.indexing import (
-    index_add,
-    index_put,
-    masked_fill,
-    scatter,
-    scatter_add,
-)
+from hookgrad.tensor.functions.index_functions import index_add
+from hookgrad.tensor.functions.index_parsing import is_full_slice, parse_index
+from hookgrad.tensor.functions.indexing import index_put, masked_fill, scatter, scatter_add
 from hookgrad.tensor.functions.unary import abs, clamp, clamp_max, clamp_min
 from hookgrad.tensor.promotion import binary_arrays, is_scalar
 from hookgrad.tensor.tensor import Tensor
@@ -90,7 +86,7 @@ def _is_tensor(value: Any) -> bool:
 # ---------------------------------------------------------------- the two ways to run one
 
 
-def _prepare(input: Any, others: tuple[Any, ...], overlap: bool = True) -> bool:
+def prepare_inplace(input: Any, others: tuple[Any, ...], overlap: bool = True) -> bool:
     """torch's checks before changing ``input`` in place with operands ``others``; returns
     whether autograd tracks the change (an operand requires grad, grad mode is on).
     ``overlap=False``: the op reads its operands before writing (no overlap check)."""
@@ -135,7 +131,7 @@ def _dense(array: np.ndarray) -> bool:
     return True
 
 
-def _stand_in(input: Any, copy: bool) -> Any:
+def old_value_stand_in(input: Any, copy: bool) -> Any:
     """A tensor for the old value of ``input``: same gradient edge, same memory (and
     version counter) or, with ``copy``, a copy of the values (a node may save it)."""
     source = Tensor._make(input._data.copy() if copy else input._data)
@@ -160,24 +156,24 @@ def _before_write(input: Any, others: tuple[Any, ...]) -> tuple[Any, ...]:
     if counter is None:
         return others
     return tuple(
-        _stand_in(x, False)
+        old_value_stand_in(x, False)
         if _is_tensor(x) and x._base is not None and x._version_counter is counter
         else x
         for x in others
     )
 
 
-def _inplace(
+def run_inplace(
     input: Any, function: Callable[..., Any], others: tuple[Any, ...] = (), copy: bool = False
 ) -> Any:
     """``input`` updated to ``function(input, *others)``, an out-of-place function.
 
     ``copy``: the function's node saves ``self``, so it gets a copy of the old value.
     """
-    if not _prepare(input, others):
+    if not prepare_inplace(input, others):
         write_inplace(input, function(input, *others)._data)
         return input
-    source = _stand_in(input, copy)
+    source = old_value_stand_in(input, copy)
     out = function(source, *others)
     write_inplace(input, out._data)
     if out.grad_fn is not None:
@@ -187,7 +183,7 @@ def _inplace(
     return input
 
 
-def _inplace_op(
+def run_inplace_op(
     input: Any,
     op: Any,
     others: tuple[Any, ...] = (),
@@ -197,13 +193,13 @@ def _inplace_op(
 ) -> Any:
     """``input`` updated to the result of ``op`` on ``(input, *others)`` (their arrays,
     unless ``arrays`` are given), written before the node records its saved result.
-    ``overlap=False``: an operand may share ``input``'s memory (see ``_prepare``)."""
-    tracked = _prepare(input, others, overlap)
+    ``overlap=False``: an operand may share ``input``'s memory (see ``prepare_inplace``)."""
+    tracked = prepare_inplace(input, others, overlap)
     if arrays is None:
         arrays = (input._data, *(x._data if _is_tensor(x) else x for x in others))
     source = input
     if tracked:
-        source = _stand_in(input, copy)
+        source = old_value_stand_in(input, copy)
         others = _before_write(input, others)
     out = apply_inplace(op, input, (source, *others), arrays)
     if tracked and out.grad_fn is not None:
@@ -230,15 +226,15 @@ def _inplace_expanded(
     write: Callable[[np.ndarray], None],
     messages: tuple[str, ...],
 ) -> Any:
-    """``_inplace`` for an ``input`` whose elements share memory (an expanded tensor), as
+    """``run_inplace`` for an ``input`` whose elements share memory (an expanded tensor), as
     torch's ``index_put_`` and ``masked_fill_`` allow it: with deprecation warnings
     (``messages``), ``write`` changes only the elements the op selects, through the
     shared memory (the last value written to a place stays). ``function`` gives the
-    graph and the checks, as in ``_inplace``."""
-    tracked = _prepare(input, others)
+    graph and the checks, as in ``run_inplace``."""
+    tracked = prepare_inplace(input, others)
     for message in messages:
         warnings.warn(message, UserWarning, stacklevel=3)
-    out = function(_stand_in(input, False) if tracked else input, *others)
+    out = function(old_value_stand_in(input, False) if tracked else input, *others)
     data = input._data
     if out._data.shape != data.shape:
         raise RuntimeError(
@@ -252,7 +248,7 @@ def _inplace_expanded(
     return input
 
 
-def _untracked(input: Any) -> bool:
+def untracked(input: Any) -> bool:
     """Whether ``input`` may be changed in place by NumPy directly: writable, and nothing
     for autograd to record or refuse (the caller checks the other operand)."""
     if input._is_inference and not _state.inference:
@@ -260,12 +256,12 @@ def _untracked(input: Any) -> bool:
     return input._data.flags.writeable and not (input.requires_grad and _state.grad_enabled)
 
 
-def _update_directly(input: Any, ufunc: Any, other: Any, alpha: Any = 1) -> bool:
+def update_directly(input: Any, ufunc: Any, other: Any, alpha: Any = 1) -> bool:
     """``input = ufunc(input, alpha * other)`` done by NumPy in ``input``'s memory, when
     there is nothing for autograd to record and the dtypes are simple (float ``input``,
     float tensor or Python number ``other``). False: the caller takes the general path."""
     data = input._data
-    if data.dtype.kind not in "fc" or not _untracked(input) or ops.has_internal_overlap(data):
+    if data.dtype.kind not in "fc" or not untracked(input) or ops.has_internal_overlap(data):
         return False
     if _is_tensor(other):
         if other._data.dtype.kind not in "fc" or (other.requires_grad and _state.grad_enabled):
@@ -290,54 +286,57 @@ def _update_directly(input: Any, ufunc: Any, other: Any, alpha: Any = 1) -> bool
 
 def add_(input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """``input += alpha * other`` in place; returns ``input``."""
-    if _update_directly(input, np.add, other, alpha):
+    if update_directly(input, np.add, other, alpha):
         return input
-    return _inplace(input, lambda x, y: add(x, y, alpha=alpha), (other,))
+    return run_inplace(input, lambda x, y: add(x, y, alpha=alpha), (other,))
 
 
 def sub_(input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """``input -= alpha * other`` in place; returns ``input``."""
-    if _update_directly(input, np.subtract, other, alpha):
+    if update_directly(input, np.subtract, other, alpha):
         return input
-    return _inplace(input, lambda x, y: sub(x, y, alpha=alpha), (other,))
+    return run_inplace(input, lambda x, y: sub(x, y, alpha=alpha), (other,))
 
 
 def mul_(input: Any, other: Any) -> Any:
     """``input *= other`` in place; returns ``input``."""
-    if _update_directly(input, np.multiply, other):
+    if update_directly(input, np.multiply, other):
         return input
-    return _inplace(input, mul, (other,), copy=True)
+    return run_inplace(input, mul, (other,), copy=True)
 
 
 def div_(input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
     """``input /= other`` in place (``rounding_mode`` as in ``div``); returns ``input``."""
-    if rounding_mode is None and _update_directly(input, np.true_divide, other):
+    if rounding_mode is None and update_directly(input, np.true_divide, other):
         return input
-    return _inplace(input, lambda x, y: div(x, y, rounding_mode=rounding_mode), (other,), True)
+    return run_inplace(input, lambda x, y: div(x, y, rounding_mode=rounding_mode), (other,), True)
 
 
 def floor_divide_(input: Any, other: Any) -> Any:
-    """``input //= other`` in place."""
-    return _inplace(input, floor_divide, (other,))
+    """``input //= other`` in place (torch records its ``NotImplemented`` node, for
+    ``aten::floor_divide_``)."""
+    arrays = floor_divide_arrays(input, other)
+    op = arithmetic_ops.FloorDivide("floor_divide_").edges_for((input, other))
+    return run_inplace_op(input, op, (other,), arrays)
 
 
 def remainder_(input: Any, other: Any) -> Any:
     """``input %= other`` in place."""
-    return _inplace(input, remainder, (other,), copy=True)
+    return run_inplace(input, remainder, (other,), copy=True)
 
 
 def pow_(input: Any, exponent: Any) -> Any:
     """``input **= exponent`` in place (a number or a tensor exponent)."""
     if is_scalar(exponent):
-        return _inplace(input, pow, (exponent,), copy=True)
-    return _inplace_op(
+        return run_inplace(input, pow, (exponent,), copy=True)
+    return run_inplace_op(
         input, arithmetic_ops.Pow(), (exponent,), binary_arrays(input, exponent), copy=True
     )
 
 
 def neg_(input: Any) -> Any:
     """``input = -input`` in place."""
-    return _inplace(input, neg)
+    return run_inplace(input, neg)
 
 
 # ---------------------------------------------------------------- elementwise functions
@@ -349,22 +348,30 @@ def inplace_variant(cls: Any) -> Callable[..., Any]:
     An entry computing in float (``promotion="float"``) refuses an integer tensor, which
     cannot take its float result (torch's error). When the node saves ``self``, it saves
     a copy of the old value (torch's "original self"); a saved result is the tensor.
+    The entries whose in-place variant torch does not differentiate (``acosh_`` ...)
+    record torch's node for that (``AcoshBackward1``), which saves nothing.
     """
     name = f"{cls.signature.name}_"
     to_float = cls.promotion == "float"
-    copy = "self" in cls.saves
+    underivable = cls in _NO_INPLACE_DERIVATIVE
+    copy = "self" in cls.saves and not underivable
 
     def function(input: Any, *args: Any, **kwargs: Any) -> Any:
         data = input._data
         if to_float and data.dtype.kind not in "fc":
             data = data.astype(dtypes.get_default_dtype().np)
-        return _inplace_op(input, cls(*args, **kwargs), (), (data,), copy=copy)
+        op = cls(*args, **kwargs)
+        if underivable:
+            op = InplaceWithoutDerivative(op, cls.signature.name)
+        return run_inplace_op(input, op, (), (data,), copy=copy)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"``input = {cls.signature.name}(input)`` in place; returns ``input``."
     return function
 
 
+# The entries whose in-place variant has no derivative in torch's derivatives.yaml.
+_NO_INPLACE_DERIVATIVE = (unary_ops.Acosh, unary_ops.Asinh, unary_ops.Atanh)
 # The in-place variants of the table's public entries, by name (``exp_``, ``arcsin_``).
 TABLE_INPLACE = {
     f"{name}_": inplace_variant(cls)
@@ -382,27 +389,27 @@ def relu_(input: Any) -> Any:
         raise RuntimeError("Boolean inputs not supported for relu")
     if kind == "c":
         raise NotImplementedError("clamp is not supported for complex types")
-    return _inplace_op(input, unary_ops.Relu())
+    return run_inplace_op(input, unary_ops.Relu())
 
 
 def abs_(input: Any) -> Any:
     """``input = |input|`` in place."""
-    return _inplace(input, abs, copy=True)
+    return run_inplace(input, abs, copy=True)
 
 
 def clamp_(input: Any, min: Any = None, max: Any = None) -> Any:
     """``input`` clamped to ``[min, max]`` in place (see ``clamp``)."""
-    return _inplace(input, clamp, (min, max), copy=True)
+    return run_inplace(input, clamp, (min, max), copy=True)
 
 
 def clamp_min_(input: Any, min: Any) -> Any:
     """``input = max(input, min)`` in place."""
-    return _inplace(input, clamp_min, (min,), copy=True)
+    return run_inplace(input, clamp_min, (min,), copy=True)
 
 
 def clamp_max_(input: Any, max: Any) -> Any:
     """``input = min(input, max)`` in place."""
-    return _inplace(input, clamp_max, (max,), copy=True)
+    return run_inplace(input, clamp_max, (max,), copy=True)
 
 
 # ---------------------------------------------------------------- overwriting
@@ -410,11 +417,11 @@ def clamp_max_(input: Any, max: Any) -> Any:
 
 def zero_(input: Any) -> Any:
     """Set every element to 0; returns ``input``."""
-    if _untracked(input):
+    if untracked(input):
         input._data.fill(0)
         input._bump_version()
         return input
-    return _inplace_op(input, ops.Zero())
+    return run_inplace_op(input, ops.Zero())
 
 
 def fill_(input: Any, value: Any) -> Any:
@@ -422,11 +429,11 @@ def fill_(input: Any, value: Any) -> Any:
     gradient of all of them)."""
     if not _is_tensor(value):
         value = dtypes.checked_scalar(value, input.dtype)
-        if type(value) in (int, float, bool) and _untracked(input):
+        if type(value) in (int, float, bool) and untracked(input):
             input._data.fill(value)
             input._bump_version()
             return input
-        return _inplace_op(input, ops.Fill(value))
+        return run_inplace_op(input, ops.Fill(value))
     if value._data.ndim:
         raise RuntimeError(
             "fill_ only supports 0-dimension value tensor but got tensor with "
@@ -434,7 +441,7 @@ def fill_(input: Any, value: Any) -> Any:
         )
     # NOTE: torch's fill_ clones a value that is a view of ``input`` (``x.fill_(x[1])``),
     # so no overlap is refused.
-    return _inplace_op(input, ops.FillTensor(), (value,), overlap=False)
+    return run_inplace_op(input, ops.FillTensor(), (value,), overlap=False)
 
 
 def copy_(input: Any, src: Any, non_blocking: bool = False) -> Any:
@@ -457,7 +464,7 @@ def copy_(input: Any, src: Any, non_blocking: bool = False) -> Any:
         warnings.warn(
             "Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2
         )
-    return _inplace_op(input, ops.Copy(), (src,))
+    return run_inplace_op(input, ops.Copy(), (src,))
 
 
 # ---------------------------------------------------------------- indexing
@@ -473,22 +480,22 @@ def masked_fill_(input: Any, mask: Any, value: Any) -> Any:
 
         messages = (MASKED_FILL_EXPANDED,)
         return _inplace_expanded(input, masked_fill, (mask, value), write, messages)
-    return _inplace(input, masked_fill, (mask, value))
+    return run_inplace(input, masked_fill, (mask, value))
 
 
 def index_add_(input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Any:
     """Add ``alpha * source`` at the positions ``index`` picks along ``dim``."""
-    return _inplace(input, lambda x, i, s: index_add(x, dim, i, s, alpha=alpha), (index, source))
+    return run_inplace(input, lambda x, i, s: index_add(x, dim, i, s, alpha=alpha), (index, source))
 
 
 def scatter_(input: Any, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Any:
     """Write ``src`` (a tensor or a number) where ``index`` points (see ``scatter``)."""
-    return _inplace(input, lambda x, i, s: scatter(x, dim, i, s, value=value), (index, src))
+    return run_inplace(input, lambda x, i, s: scatter(x, dim, i, s, value=value), (index, src))
 
 
 def scatter_add_(input: Any, dim: int, index: Any, src: Any) -> Any:
     """Add ``src`` where ``index`` points (see ``scatter_add``)."""
-    return _inplace(input, lambda x, i, s: scatter_add(x, dim, i, s), (index, src))
+    return run_inplace(input, lambda x, i, s: scatter_add(x, dim, i, s), (index, src))
 
 
 def index_put_(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
@@ -498,14 +505,14 @@ def index_put_(input: Any, indices: Any, values: Any, accumulate: bool = False) 
         return index_put(x, indices, v, accumulate)
 
     if ops.has_internal_overlap(input._data):
-        key = _parse_index(tuple(indices), input._data.shape)
+        key = parse_index(tuple(indices), input._data.shape)
 
         def write(data: np.ndarray) -> None:
             key.put_into(data, values._data, bool(accumulate))
 
         messages = _index_put_messages(indices, values, accumulate)
         return _inplace_expanded(input, put, (values,), write, messages)
-    return _inplace(input, put, (values,))
+    return run_inplace(input, put, (values,))
 
 
 def _index_put_messages(indices: Any, values: Any, accumulate: bool) -> tuple[str, ...]:
@@ -550,7 +557,7 @@ def _setitem(input: Any, index: Any, value: Any) -> None:
             )
         dtypes.check_fits(value, input.dtype, c_name=True)
         value = wrap_constant(np.asarray(value).astype(input._data.dtype))
-    key = _parse_index(index, input._data.shape)
+    key = parse_index(index, input._data.shape)
     basic = Key(key.basic, None, key.node_name)
     target = input if _takes_all(key.basic, input._data.shape) else input._index_key(basic)
     view = target._data
@@ -587,14 +594,16 @@ def _setitem(input: Any, index: Any, value: Any) -> None:
         messages = _index_put_messages(indices, value, False)
         _inplace_expanded(target, put, (value,), write, messages)
         return
-    _inplace(target, put, (value,))
+    run_inplace(target, put, (value,))
 
 
 def _takes_all(basic: tuple, shape: tuple[int, ...]) -> bool:
     """Whether torch's ``[]=`` writes into the tensor itself: the basic part of the index
     is whole-dim slices only, which torch skips (a None or an int makes a view)."""
     slices = [item for item in basic if item is not Ellipsis]
-    return all(type(item) is slice and _is_full(item, size) for item, size in zip(slices, shape))
+    return all(
+        type(item) is slice and is_full_slice(item, size) for item, size in zip(slices, shape)
+    )
 
 
 def _copy_to(target: Any, value: Any) -> None:

@@ -23,9 +23,14 @@ import numpy as np
 from hookgrad import grad_mode
 from hookgrad.ops import diagonal as diagonal_ops
 from hookgrad.ops import shape as ops
+from hookgrad.ops import shape_copies as copy_ops
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply, apply_arrays, wrap_constant, write_inplace
+from hookgrad.tensor.functions.arguments import (
+    int_tuple,
+    tensor_list,
+)
 from hookgrad.tensor.promotion import cast_operand
 from hookgrad.tensor.tensor import Tensor
 
@@ -73,38 +78,7 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------- argument helpers
-
-
-def _ints(values: Any, fn: str, arg: str) -> tuple[int, ...]:
-    """A sequence of ints (Python ints or integer tensors), with torch's TypeError."""
-    out = []
-    for pos, value in enumerate(values):
-        try:
-            out.append(operator.index(value))
-        except TypeError:
-            raise TypeError(
-                f"{fn}(): argument '{arg}' must be tuple of ints, but found element of type "
-                f"{type(value).__name__} at pos {pos}"
-            ) from None
-    return tuple(out)
-
-
 # ---------------------------------------------------------------- joining
-
-
-def _tensor_list(tensors: Any, fn: str) -> list[Any]:
-    if isinstance(tensors, Tensor) or not isinstance(tensors, Sequence):
-        raise TypeError(
-            f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-            f"{type(tensors).__name__}"
-        )
-    for index, item in enumerate(tensors):
-        if not isinstance(item, Tensor):
-            raise TypeError(
-                f"expected Tensor as element {index} in argument 0, but got {type(item).__name__}"
-            )
-    return list(tensors)
 
 
 def _promoted_arrays(tensors: list[Any]) -> list[Any]:
@@ -120,7 +94,7 @@ def cat(tensors: Sequence[Any], dim: int = 0) -> Any:
 
     Example: ``cat([zeros(2, 3), ones(1, 3)]).shape == (3, 3)``.
     """
-    tensors = _tensor_list(tensors, "cat")
+    tensors = tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for index, tensor in enumerate(tensors):
@@ -162,7 +136,7 @@ def stack(tensors: Sequence[Any], dim: int = 0) -> Any:
 
     Example: ``stack([zeros(2), ones(2)], dim=1).shape == (2, 2)``.
     """
-    tensors = _tensor_list(tensors, "stack")
+    tensors = tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     reference = tensors[0]._data.shape
@@ -187,11 +161,11 @@ def split(tensor: Any, split_size_or_sections: Any, dim: int = 0) -> tuple[Any, 
     Example: ``arange(5.0).split(2)`` gives pieces of 2, 2 and 1 elements.
     """
     if isinstance(split_size_or_sections, Sequence):
-        return _split_with_sizes(tensor, split_size_or_sections, dim)
-    return _split(tensor, split_size_or_sections, dim, ops.Split)
+        return run_split_with_sizes(tensor, split_size_or_sections, dim)
+    return run_split(tensor, split_size_or_sections, dim, ops.Split)
 
 
-def _split(tensor: Any, split_size: Any, dim: int, op: Any) -> tuple[Any, ...]:
+def run_split(tensor: Any, split_size: Any, dim: int, op: Any) -> tuple[Any, ...]:
     """``split`` into pieces of ``split_size`` with torch's checks, run as ``op``
     (``Split`` or its ``unsafe_`` variant)."""
     shape = tensor._data.shape
@@ -223,10 +197,10 @@ def split_with_sizes(input: Any, split_sizes: Sequence[int], dim: int = 0) -> tu
             "split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, "
             f"not {type(split_sizes).__name__}"
         )
-    return _split_with_sizes(input, split_sizes, dim)
+    return run_split_with_sizes(input, split_sizes, dim)
 
 
-def _split_with_sizes(
+def run_split_with_sizes(
     tensor: Any, sections: Sequence[Any], dim: int, op: Any = ops.SplitWithSizes
 ) -> tuple[Any, ...]:
     """``split_with_sizes`` with torch's checks, run as ``op`` (``SplitWithSizes`` or its
@@ -235,7 +209,7 @@ def _split_with_sizes(
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     given = operator.index(dim)
     dim = wrap_dim(given, tensor._data.ndim)
-    sizes = _ints(sections, "split_with_sizes", "split_sizes")
+    sizes = int_tuple(sections, "split_with_sizes", "split_sizes")
     size = tensor._data.shape[dim]
     if any(s < 0 for s in sizes):
         raise RuntimeError(
@@ -265,19 +239,19 @@ def _chunk(input: Any, chunks: int, dim: int, split_op: Any, sizes_op: Any) -> t
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = input._data.shape[wrap_dim(dim, input._data.ndim)]
     if size == 0:
-        return _split_with_sizes(input, [0] * chunks, dim, sizes_op)
-    return _split(input, -(-size // chunks), dim, split_op)
+        return run_split_with_sizes(input, [0] * chunks, dim, sizes_op)
+    return run_split(input, -(-size // chunks), dim, split_op)
 
 
 def unsafe_split(tensor: Any, split_size: int, dim: int = 0) -> tuple[Any, ...]:
     """``split`` whose pieces autograd does not track as views (changing one in place
     is then not checked against the others). Example: ``hookgrad.unsafe_split(x, 2)``."""
-    return _split(tensor, split_size, dim, ops.UnsafeSplit)
+    return run_split(tensor, split_size, dim, ops.UnsafeSplit)
 
 
 def unsafe_split_with_sizes(input: Any, split_sizes: Sequence[int], dim: int = 0) -> tuple:
     """``split_with_sizes`` whose pieces autograd does not track as views."""
-    return _split_with_sizes(input, split_sizes, dim, ops.UnsafeSplitWithSizes)
+    return run_split_with_sizes(input, split_sizes, dim, ops.UnsafeSplitWithSizes)
 
 
 def unsafe_chunk(input: Any, chunks: int, dim: int = 0) -> tuple[Any, ...]:
@@ -309,7 +283,7 @@ def tensor_split(input: Any, indices_or_sections: Any, dim: int = 0) -> tuple[An
     if isinstance(indices_or_sections, Tensor):
         indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, Sequence):
-        bounds = [0, *_ints(indices_or_sections, "tensor_split", "indices"), size]
+        bounds = [0, *int_tuple(indices_or_sections, "tensor_split", "indices"), size]
         slices = [slice(a, b).indices(size)[:2] for a, b in zip(bounds, bounds[1:])]
     else:
         sections = operator.index(indices_or_sections)
@@ -533,7 +507,7 @@ def atleast_3d(*tensors: Any) -> Any:
 
 
 def _stack_list(tensors: Any, fn: str) -> list[Any]:
-    tensors = _tensor_list(tensors, fn)
+    tensors = tensor_list(tensors, fn)
     if not tensors:
         raise RuntimeError(f"{fn} expects a non-empty TensorList")
     return tensors
@@ -639,7 +613,7 @@ MESHGRID_WARNING = (
 
 
 def _meshgrid(tensors: list[Any], indexing: str) -> tuple[Any, ...]:
-    tensors = _tensor_list(tensors, "meshgrid")
+    tensors = tensor_list(tensors, "meshgrid")
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     for tensor in tensors[1:]:
@@ -681,7 +655,7 @@ def cartesian_prod(*tensors: Any) -> Any:
         hookgrad.cartesian_prod(hookgrad.tensor([1, 2]), hookgrad.tensor([3, 4]))
         # tensor([[1, 3], [1, 4], [2, 3], [2, 4]])
     """
-    for tensor in _tensor_list(list(tensors), "cartesian_prod"):
+    for tensor in tensor_list(list(tensors), "cartesian_prod"):
         _check_vector(tensor)
     if len(tensors) == 1:
         return tensors[0]
@@ -716,7 +690,7 @@ def block_diag(*tensors: Any) -> Any:
 
         hookgrad.block_diag(hookgrad.ones(2, 2), hookgrad.tensor(3.0)).shape == (3, 3)
     """
-    tensors = tuple(_tensor_list(list(tensors), "block_diag"))
+    tensors = tuple(tensor_list(list(tensors), "block_diag"))
     for index, tensor in enumerate(tensors):
         if tensor._data.ndim > 2:
             raise RuntimeError(
@@ -725,7 +699,7 @@ def block_diag(*tensors: Any) -> Any:
             )
     if not tensors:
         return wrap_constant(np.empty((1, 0), dtypes.get_default_dtype().np))
-    return apply_arrays(ops.BlockDiag(), tensors, _promoted_arrays(list(tensors)))
+    return apply_arrays(copy_ops.BlockDiag(), tensors, _promoted_arrays(list(tensors)))
 
 
 def diagflat(input: Any, offset: int = 0) -> Any:
@@ -766,7 +740,7 @@ def complex(real: Any, imag: Any, *, out: Any = None) -> Any:  # noqa: A001 (tor
     ``tensor([1.+2.j])``.
     """
     _parts("complex", real, imag, ("real", "imag"))
-    return _with_out("complex", apply(ops.Complex(), real, imag), (real, imag), out)
+    return _with_out("complex", apply(copy_ops.Complex(), real, imag), (real, imag), out)
 
 
 def polar(abs: Any, angle: Any, *, out: Any = None) -> Any:  # noqa: A002 (torch's name)
@@ -777,7 +751,7 @@ def polar(abs: Any, angle: Any, *, out: Any = None) -> Any:  # noqa: A002 (torch
     ``tensor([2.+0.j])``.
     """
     _parts("polar", abs, angle, ("abs", "angle"))
-    return _with_out("polar", apply(ops.Polar(), abs, angle), (abs, angle), out)
+    return _with_out("polar", apply(copy_ops.Polar(), abs, angle), (abs, angle), out)
 
 
 def _with_out(name: str, result: Any, inputs: tuple[Any, ...], out: Any) -> Any:

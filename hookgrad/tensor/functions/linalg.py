@@ -1,4 +1,5 @@
-"""Linear algebra functions (matmul, mm, bmm, einsum ...) and their Tensor methods.
+"""Linear algebra functions (matmul, mm, bmm, tensordot, addmm ...) and their Tensor
+methods (``einsum`` is in ``einsum.py``).
 
 The products check their operands here, with torch's error types and messages, then run
 one op of ``hookgrad.ops.linalg``. ``matmul`` is a composite of those ops and views, as
@@ -8,22 +9,21 @@ graph has torch's nodes.
 torch's other top-level linear-algebra functions (``det``, ``svd``, ``cholesky_solve``,
 ``cdist``, ``addcmul`` ...) live in ``hookgrad.linalg.toplevel`` beside ``torch.linalg``
 and are exported from here, with their ``Tensor`` methods.
+
+Example: ``hookgrad.matmul(hookgrad.ones(2, 3), hookgrad.ones(3))`` is ``tensor([3., 3.])``.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
 import numpy as np
 
+from hookgrad.linalg.checks import check_tensor, different_dtypes, type_name
+from hookgrad.linalg.fused_pointwise import addcdiv, addcdiv_, addcmul, addcmul_
 from hookgrad.linalg.lowrank import lobpcg, pca_lowrank, svd_lowrank
 from hookgrad.linalg.toplevel import (
-    addcdiv,
-    addcdiv_,
-    addcmul,
-    addcmul_,
     cdist,
     chain_matmul,
     cholesky,
@@ -43,6 +43,7 @@ from hookgrad.linalg.toplevel import (
     lu_unpack,
     matrix_exp,
     matrix_power,
+    norm,
     nuclear_norm,
     orgqr,
     ormqr,
@@ -55,6 +56,7 @@ from hookgrad.linalg.toplevel import (
     solve,
     svd,
     symeig,
+    tensor_norm,
     triangular_solve,
     vander,
 )
@@ -64,6 +66,7 @@ from hookgrad.ops.strides import torch_strides
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply
+from hookgrad.tensor.functions.einsum import einsum, einsum_of
 from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
@@ -85,7 +88,6 @@ __all__ = [
     "dist",
     "dot",
     "eig",
-    "einsum",
     "frobenius_norm",
     "geqrf",
     "ger",
@@ -103,6 +105,7 @@ __all__ = [
     "matrix_power",
     "mm",
     "mv",
+    "norm",
     "nuclear_norm",
     "orgqr",
     "ormqr",
@@ -125,23 +128,6 @@ __all__ = [
 ]
 
 
-def _check_tensor(value: Any, function: str, name: str, position: int) -> None:
-    if not isinstance(value, Tensor):
-        raise TypeError(
-            f"{function}(): argument '{name}' (position {position}) must be Tensor, not "
-            f"{type(value).__name__}"
-        )
-
-
-def _legacy(tensor: Any) -> str:
-    return dtypes.legacy_name(tensor.dtype)
-
-
-def _differ(a: Any, b: Any) -> bool:
-    """Whether two tensors have different dtypes."""
-    return a._data.dtype != b._data.dtype
-
-
 def _no_bool(tensor: Any, kernel: str) -> None:
     if tensor._data.dtype.kind == "b":
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
@@ -152,7 +138,7 @@ def _check_expandable(input: Any, target: tuple[int, ...]) -> None:
     shape = input._data.shape
     if len(shape) > len(target):
         raise RuntimeError(
-            f"expand(torch.{_legacy(input)}Tensor{{{list(shape)}}}, size={list(target)}): "
+            f"expand(torch.{type_name(input)}Tensor{{{list(shape)}}}, size={list(target)}): "
             f"the number of sizes provided ({len(target)}) must be greater or equal to the "
             f"number of dimensions in the tensor ({len(shape)})"
         )
@@ -181,7 +167,7 @@ def _check_mm(a_shape: tuple, b_shape: tuple, a: Any, b: Any) -> None:
             f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(*a_shape)} and "
             f"{_shape_text(*b_shape)})"
         )
-    if _differ(a, b):
+    if different_dtypes(a, b):
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
             f"{dtypes.cpp_name(a.dtype)} != {dtypes.cpp_name(b.dtype)}"
@@ -195,10 +181,10 @@ def _check_mv(mat_shape: tuple, vec_size: int, mat: Any, vec: Any) -> None:
             f"size mismatch, got input ({mat_shape[0]}), mat ({_shape_text(*mat_shape)}), "
             f"vec ({vec_size})"
         )
-    if _differ(mat, vec):
+    if different_dtypes(mat, vec):
         raise RuntimeError(
             "addmv input tensors must have the same dtype, but got "
-            f"{_legacy(vec)}, {_legacy(mat)}, and {_legacy(vec)}"
+            f"{type_name(vec)}, {type_name(mat)}, and {type_name(vec)}"
         )
     _no_bool(mat, "addmv_impl_cpu")
 
@@ -206,10 +192,10 @@ def _check_mv(mat_shape: tuple, vec_size: int, mat: Any, vec: Any) -> None:
 def _check_dot(a: Any, b: Any) -> None:
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    if _differ(a, b):
+    if different_dtypes(a, b):
         raise RuntimeError(
             "dot : expected both vectors to have same dtype, but found "
-            f"{_legacy(a)} and {_legacy(b)}"
+            f"{type_name(a)} and {type_name(b)}"
         )
     n, m = a._data.shape[0], b._data.shape[0]
     if n != m:
@@ -226,8 +212,8 @@ def _check_bmm(batch: int, a_inner: int, b_rows: int, a: Any, b: Any) -> None:
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{batch}, {a_inner}] but got: [{batch}, {b_rows}]."
         )
-    if _differ(a, b):
-        raise RuntimeError(f"expected scalar type {_legacy(a)} but found {_legacy(b)}")
+    if different_dtypes(a, b):
+        raise RuntimeError(f"expected scalar type {type_name(a)} but found {type_name(b)}")
     _no_bool(a, "bmm")
 
 
@@ -239,8 +225,8 @@ def mm(input: Any, mat2: Any) -> Any:
 
     Example: ``hookgrad.mm(hookgrad.ones(2, 3), hookgrad.ones(3, 4)).shape`` is ``(2, 4)``.
     """
-    _check_tensor(input, "mm", "input", 1)
-    _check_tensor(mat2, "mm", "mat2", 2)
+    check_tensor(input, "mm", "input", 1)
+    check_tensor(mat2, "mm", "mat2", 2)
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.ndim != 2:
@@ -251,8 +237,8 @@ def mm(input: Any, mat2: Any) -> Any:
 
 def bmm(input: Any, mat2: Any) -> Any:
     """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p) -> (b, n, p)``."""
-    _check_tensor(input, "bmm", "input", 1)
-    _check_tensor(mat2, "bmm", "mat2", 2)
+    check_tensor(input, "bmm", "input", 1)
+    check_tensor(mat2, "bmm", "mat2", 2)
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.ndim != 3:
@@ -269,8 +255,8 @@ def bmm(input: Any, mat2: Any) -> Any:
 
 def mv(input: Any, vec: Any) -> Any:
     """Matrix-vector product ``(n, m) @ (m,) -> (n,)``."""
-    _check_tensor(input, "mv", "input", 1)
-    _check_tensor(vec, "mv", "vec", 2)
+    check_tensor(input, "mv", "input", 1)
+    check_tensor(vec, "mv", "vec", 2)
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     _check_mv(input._data.shape, vec._data.shape[0], input, vec)
@@ -279,16 +265,16 @@ def mv(input: Any, vec: Any) -> Any:
 
 def dot(input: Any, tensor: Any) -> Any:
     """The inner product of two 1-D tensors (no complex conjugation; see ``vdot``)."""
-    _check_tensor(input, "dot", "input", 1)
-    _check_tensor(tensor, "dot", "tensor", 2)
+    check_tensor(input, "dot", "input", 1)
+    check_tensor(tensor, "dot", "tensor", 2)
     _check_dot(input, tensor)
     return apply(ops.Dot(), input, tensor)
 
 
 def vdot(input: Any, other: Any) -> Any:
     """``sum(conj(input) * other)`` for two 1-D tensors."""
-    _check_tensor(input, "vdot", "input", 1)
-    _check_tensor(other, "vdot", "other", 2)
+    check_tensor(input, "vdot", "input", 1)
+    check_tensor(other, "vdot", "other", 2)
     _check_dot(input, other)
     return apply(ops.Vdot(), input, other)
 
@@ -310,8 +296,8 @@ def matmul(input: Any, other: Any) -> Any:
         w = hookgrad.ones(4, 3, 6)
         (x @ w).shape       # Size([5, 4, 2, 6])
     """
-    _check_tensor(input, "matmul", "input", 1)
-    _check_tensor(other, "matmul", "other", 2)
+    check_tensor(input, "matmul", "input", 1)
+    check_tensor(other, "matmul", "other", 2)
     ndims = (input.ndim, other.ndim)
     if 0 in ndims:
         raise RuntimeError(
@@ -421,8 +407,8 @@ def _broadcast_batch(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 def outer(input: Any, vec2: Any) -> Any:
     """The outer product ``input[i] * vec2[j]`` of two 1-D tensors (dtypes promote)."""
-    _check_tensor(input, "outer", "input", 1)
-    _check_tensor(vec2, "outer", "vec2", 2)
+    check_tensor(input, "outer", "input", 1)
+    check_tensor(vec2, "outer", "vec2", 2)
     for name, vector in (("self", input), ("vec2", vec2)):
         if vector.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {vector.ndim}-D")
@@ -437,8 +423,8 @@ def inner(input: Any, other: Any) -> Any:
 
     A 0-D operand multiplies instead.
     """
-    _check_tensor(input, "inner", "input", 1)
-    _check_tensor(other, "inner", "other", 2)
+    check_tensor(input, "inner", "input", 1)
+    check_tensor(other, "inner", "other", 2)
     if input.ndim == 0 or other.ndim == 0:
         return input * other
     if input._data.shape[-1] != other._data.shape[-1]:
@@ -446,7 +432,7 @@ def inner(input: Any, other: Any) -> Any:
             "inner() the last dimension must match on both input tensors but got shapes "
             f"{list(input.shape)} and {list(other.shape)}"
         )
-    if _differ(input, other):
+    if different_dtypes(input, other):
         raise RuntimeError("both inputs should have same dtype")
     a = ops.LETTERS[: input.ndim - 1]
     b = ops.LETTERS[input.ndim - 1 : input.ndim + other.ndim - 2]
@@ -459,8 +445,8 @@ def tensordot(a: Any, b: Any, dims: Any = 2) -> Any:
 
     Example: ``tensordot(ones(2, 3, 4), ones(3, 4, 5)).shape`` is ``(2, 5)``.
     """
-    _check_tensor(a, "tensordot", "a", 1)
-    _check_tensor(b, "tensordot", "b", 2)
+    check_tensor(a, "tensordot", "a", 1)
+    check_tensor(b, "tensordot", "b", 2)
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
@@ -479,7 +465,7 @@ def tensordot(a: Any, b: Any, dims: Any = 2) -> Any:
         for d in wrapped:
             if wrapped.count(d) > 1:
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    if _differ(a, b):
+    if different_dtypes(a, b):
         raise RuntimeError("both inputs should have same dtype")
     labels_a = list(ops.LETTERS[: a.ndim])
     labels_b = list(ops.LETTERS[a.ndim : a.ndim + b.ndim])
@@ -500,8 +486,8 @@ def kron(input: Any, other: Any) -> Any:
 
     Operands with fewer dims get leading dims of size 1 first.
     """
-    _check_tensor(input, "kron", "input", 1)
-    _check_tensor(other, "kron", "other", 2)
+    check_tensor(input, "kron", "input", 1)
+    check_tensor(other, "kron", "other", 2)
     ndim = max(input.ndim, other.ndim)
     a_shape = (1,) * (ndim - input.ndim) + tuple(input._data.shape)
     b_shape = (1,) * (ndim - other.ndim) + tuple(other._data.shape)
@@ -512,7 +498,7 @@ def kron(input: Any, other: Any) -> Any:
 
 def trace(input: Any) -> Any:
     """The sum of the main diagonal of a 2-D tensor."""
-    _check_tensor(input, "trace", "input", 1)
+    check_tensor(input, "trace", "input", 1)
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     _no_bool(input, "trace")
@@ -529,7 +515,7 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) ->
     is ``addmm(bias, x, weight.T)``.
     """
     for i, (name, matrix) in enumerate((("mat1", mat1), ("mat2", mat2))):
-        _check_tensor(matrix, "addmm", name, i + 2)
+        check_tensor(matrix, "addmm", name, i + 2)
         if matrix.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {matrix.ndim}-D tensor")
     (n, k), (k2, m) = mat1._data.shape, mat2._data.shape
@@ -544,10 +530,10 @@ def addmm(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) ->
 def _check_add_dtypes(input: Any, mat1: Any, mat2: Any) -> None:
     """addmm's and addbmm's dtype checks, ``self`` against ``mat2`` first."""
     for name, tensor in (("self", input), ("mat1", mat1)):
-        if _differ(tensor, mat2):
+        if different_dtypes(tensor, mat2):
             raise RuntimeError(
-                f"{name} and mat2 must have the same dtype, but got {_legacy(tensor)} and "
-                f"{_legacy(mat2)}"
+                f"{name} and mat2 must have the same dtype, but got {type_name(tensor)} and "
+                f"{type_name(mat2)}"
             )
 
 
@@ -563,10 +549,10 @@ def addmv(input: Any, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> A
         raise RuntimeError(
             f"size mismatch, got input ({size}), mat ({rows}x{cols}), vec ({vec._data.shape[0]})"
         )
-    if _differ(input, mat) or _differ(mat, vec):
+    if different_dtypes(input, mat) or different_dtypes(mat, vec):
         raise RuntimeError(
             "addmv input tensors must have the same dtype, but got "
-            f"{_legacy(input)}, {_legacy(mat)}, and {_legacy(vec)}"
+            f"{type_name(input)}, {type_name(mat)}, and {type_name(vec)}"
         )
     _no_bool(mat, "addmv_impl_cpu")
     return apply(ops.Addmv(beta, alpha), input, mat, vec)
@@ -584,7 +570,7 @@ def baddbmm(input: Any, batch1: Any, batch2: Any, *, beta: Any = 1, alpha: Any =
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{batch}, {k}] but got: [{batch2_size}, {k2}]."
         )
-    if _differ(input, batch1):
+    if different_dtypes(input, batch1):
         raise RuntimeError(
             f"Input dtypes must be the same, got: input {dtypes.cpp_name(input.dtype)}, "
             f"batch1: {dtypes.cpp_name(batch1.dtype)}, batch2: {dtypes.cpp_name(batch2.dtype)}"
@@ -620,222 +606,6 @@ def addr(input: Any, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> 
     dtype = dtypes.result_type(input, vec1, vec2)
     tensors = [x if x.dtype is dtype else x.to(dtype) for x in (input, vec1, vec2)]
     return apply(ops.Addr(beta, alpha), *tensors)
-
-
-# ---------------------------------------------------------------- einsum
-
-
-def einsum(*args: Any) -> Any:
-    """Sum of products over the labelled dims, as an equation: ``"ij,jk->ik"`` is ``a @ b``.
-
-    Forms: ``einsum("ij,jk->ik", a, b)``, ``einsum("ij,jk", [a, b])``, and the sublist
-    form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``. Labels are letters; ``...`` stands for
-    broadcast dims; a label repeated in one operand takes its diagonal; without ``->``
-    the output has the labels used once, in alphabetical order (``...`` first). Dims of
-    size 1 broadcast against the same label's size elsewhere.
-
-    Example::
-
-        hookgrad.einsum("bij,bjk->bik", x, y)   # batched matmul
-        hookgrad.einsum("ii", m)                # trace
-        hookgrad.einsum("i,j->ij", u, v)        # outer product
-    """
-    if not args:
-        raise ValueError(
-            "einsum(): must specify the equation string and at least one operand, or at "
-            "least one operand and its subscripts list"
-        )
-    if isinstance(args[0], Tensor):
-        equation, operands = _sublist_equation(args)
-    elif isinstance(args[0], str):
-        equation, operands = args[0], args[1:]
-        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-            operands = tuple(operands[0])
-    else:
-        raise TypeError(
-            f"einsum(): argument 'equation' (position 1) must be str, not {type(args[0]).__name__}"
-        )
-    if not operands:
-        raise ValueError(
-            "einsum(): must specify the equation string and at least one operand, or at "
-            "least one operand and its subscripts list"
-        )
-    for i, operand in enumerate(operands):
-        if not isinstance(operand, Tensor):
-            raise TypeError(
-                f"expected Tensor as element {i} in argument 1, but got {type(operand).__name__}"
-            )
-    return _einsum(equation, operands)
-
-
-def _einsum(equation: str, operands: tuple[Any, ...]) -> Any:
-    """``einsum`` once its arguments are an equation and a tuple of tensors."""
-    inputs, output, expanded = _einsum_labels(equation, tuple(x._data.shape for x in operands))
-    for operand in operands[1:]:
-        if _differ(operand, operands[0]):
-            raise RuntimeError(
-                f"expected scalar type {_legacy(operands[0])} but found {_legacy(operand)}"
-            )
-    if expanded:
-        operands = tuple(
-            x if shape == x._data.shape else x.expand(shape) for x, shape in zip(operands, expanded)
-        )
-    return apply(ops.Einsum(inputs, output), *operands)
-
-
-def _sublist_equation(args: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
-    """The equation string of the sublist form ``(op, [0, 1], op, [1, 2], [0, 2])``."""
-    operands = args[0::2]
-    equation = ",".join(_sublist_term(sublist) for sublist in args[1::2])
-    if len(args) % 2:
-        operands = operands[:-1]
-        equation += "->" + _sublist_term(args[-1])
-    return equation, tuple(operands)
-
-
-def _sublist_term(sublist: Any) -> str:
-    term = ""
-    for label in sublist:
-        if label is Ellipsis:
-            term += "..."
-        elif not 0 <= label < 52:
-            raise ValueError(
-                "einsum(): subscript in subscript list is not within the valid range [0, 52)"
-            )
-        else:
-            term += ops.LETTERS[label]
-    return term
-
-
-@functools.lru_cache(maxsize=1024)
-def _einsum_labels(
-    equation: str, shapes: tuple[tuple[int, ...], ...]
-) -> tuple[tuple[str, ...], str, tuple[tuple[int, ...], ...] | None]:
-    """Parse and check ``equation`` for operands of ``shapes``.
-
-    Returns one label string per operand and the output's, with ``...`` replaced by
-    letters the equation does not use, and the shapes to broadcast the operands to (None
-    when no dim of size 1 broadcasts).
-    """
-    terms, output_term = _split_equation(equation, len(shapes))
-    unused = [c for c in ops.LETTERS if c not in equation]
-    ellipsis_ndim = 0
-    for k, (term, shape) in enumerate(zip(terms, shapes)):
-        named = len(term.replace("...", ""))
-        if "..." not in term and named != len(shape):
-            raise RuntimeError(
-                f"einsum(): the number of subscripts in the equation ({named}) does not match "
-                f"the number of dimensions ({len(shape)}) for operand {k} and no ellipsis "
-                "was given"
-            )
-        if named > len(shape):
-            raise RuntimeError(
-                f"einsum(): the number of subscripts in the equation ({named}) is more than "
-                f"the number of dimensions ({len(shape)}) for operand {k}"
-            )
-        if "..." in term:
-            ellipsis_ndim = max(ellipsis_ndim, len(shape) - named)
-    ellipsis = "".join(unused[:ellipsis_ndim])
-    inputs = []
-    for term, shape in zip(terms, shapes):
-        covered = len(shape) - len(term.replace("...", ""))
-        inputs.append(term.replace("...", ellipsis[ellipsis_ndim - covered :]))
-    if output_term is None:
-        counts = "".join(terms)
-        once = sorted(c for c in set(counts) if c != "." and counts.count(c) == 1)
-        output = ellipsis + "".join(once)
-    else:
-        output = output_term.replace("...", ellipsis)
-    sizes = _label_sizes(inputs, shapes, ellipsis)
-    expanded = tuple(tuple(sizes[c] for c in labels) for labels in inputs)
-    return tuple(inputs), output, None if expanded == shapes else expanded
-
-
-def _split_equation(equation: str, count: int) -> tuple[list[str], str | None]:
-    """The operand terms and the output term (None without ``->``), checked."""
-    equation = equation.replace(" ", "")
-    lhs, arrow, rhs = equation.partition("->")
-    terms = lhs.split(",")
-    if len(terms) < count:
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    if len(terms) > count:
-        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
-    position = 0
-    for k, term in enumerate(terms):
-        _check_term(term, f"operand {k}", position)
-        position += len(term) + 1
-    if not arrow:
-        return terms, None
-    _check_term(rhs, "output", len(lhs) + 2)
-    for c in rhs.replace("...", ""):
-        if c not in lhs:
-            raise RuntimeError(
-                f"einsum(): output subscript {c} does not appear in the equation for any "
-                "input operand"
-            )
-        if rhs.count(c) > 1:
-            raise RuntimeError(
-                f"einsum(): output subscript {c} appears more than once in the output"
-            )
-    return terms, rhs
-
-
-def _check_term(term: str, what: str, position: int) -> None:
-    found = False
-    i = 0
-    while i < len(term):
-        c = term[i]
-        if c == ".":
-            if found:
-                raise RuntimeError(
-                    f"einsum(): found '.' for {what} for which an ellipsis was already found"
-                    if what != "output"
-                    else "einsum(): found '.' for output but an ellipsis (...) was already found"
-                )
-            if term[i : i + 3] != "...":
-                raise RuntimeError(
-                    f"einsum(): found '.' for {what} that is not part of any ellipsis"
-                )
-            found = True
-            i += 3
-            continue
-        if c not in ops.LETTERS:
-            raise RuntimeError(
-                f"einsum(): invalid subscript given at index {position + i} in the equation "
-                "string, subscripts must be in [a-zA-Z]"
-            )
-        i += 1
-
-
-def _label_sizes(
-    inputs: list[str], shapes: tuple[tuple[int, ...], ...], ellipsis: str
-) -> dict[str, int]:
-    """The size of every label (the largest, when others are 1), with torch's errors."""
-    sizes: dict[str, int] = {}
-    for k, (labels, shape) in enumerate(zip(inputs, shapes)):
-        seen: dict[str, int] = {}
-        for dim, (c, n) in enumerate(zip(labels, shape)):
-            if c in seen and seen[c] != n:
-                raise RuntimeError(
-                    f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't "
-                    f"match, {n} != {seen[c]}"
-                )
-            seen[c] = n
-            known = sizes.get(c, 1)
-            if n != known and n != 1 and known != 1:
-                if c in ellipsis:
-                    raise RuntimeError(
-                        f"einsum(): dimension {dim} covered by ellipsis in operand {k}has size "
-                        f"{n} which does not broadcast with previously seen ellipsis with size "
-                        f"{known} for the respective dimension"
-                    )
-                raise RuntimeError(
-                    f"einsum(): subscript {c} has size {n} for operand {k} which does not "
-                    f"broadcast with previously seen size {known}"
-                )
-            if c not in sizes or known == 1:
-                sizes[c] = n
-    return sizes
 
 
 class LinalgMethods:
@@ -877,6 +647,7 @@ class LinalgMethods:
     ormqr = ormqr
     cross = cross
     dist = dist
+    norm = tensor_norm
     renorm = renorm
     renorm_ = renorm_
     addcmul = addcmul
@@ -891,4 +662,4 @@ class LinalgMethods:
     def _einsum(self, equation: str, *others: Any) -> Any:
         """``einsum(equation, self, *others)``: how backward formulas (in ``hookgrad.ops``,
         which calls only tensor methods) contract tensors."""
-        return _einsum(equation, (self, *others))
+        return einsum_of(equation, (self, *others))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hookgrad.tensor.functions.inplace import _inplace
+from hookgrad.tensor.functions.inplace import run_inplace
 from hookgrad.tensor.functions.linalg import addbmm, addmm, addmv, addr, baddbmm
 
 __all__ = ["addmv_"]
@@ -32,7 +32,7 @@ def _product_(
             )
         return out
 
-    return _inplace(input, function, others)
+    return run_inplace(input, function, others)
 
 
 def addmm_(input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:

@@ -26,8 +26,13 @@ from hookgrad.ops import unary as unary_ops
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply_arrays, write_inplace
 from hookgrad.tensor.functions import arithmetic, unary
-from hookgrad.tensor.functions.inplace import _inplace, _inplace_op, _prepare, inplace_variant
-from hookgrad.tensor.functions.reduction import return_type
+from hookgrad.tensor.functions.inplace import (
+    inplace_variant,
+    prepare_inplace,
+    run_inplace,
+    run_inplace_op,
+)
+from hookgrad.tensor.named_tuples import return_type
 from hookgrad.tensor.promotion import binary_arrays, float_arrays, is_scalar
 from hookgrad.tensor.tensor import Tensor
 
@@ -72,7 +77,7 @@ def _variant(function: Callable[..., Any], copy: bool = False) -> Callable[..., 
     saves ``self`` (it gets the old value)."""
 
     def inplace(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return _inplace(input, lambda x: function(x, *args, **kwargs), (), copy)
+        return run_inplace(input, lambda x: function(x, *args, **kwargs), (), copy)
 
     name = f"{function.__name__}_"
     inplace.__name__ = inplace.__qualname__ = name
@@ -98,7 +103,7 @@ polygamma_.__name__ = polygamma_.__qualname__ = "polygamma_"
 def sgn_(input: Tensor) -> Tensor:
     """``input = sgn(input)`` in place (its node saves the tensor as its result)."""
     unary.sgn(input)  # torch's checks first
-    return _inplace_op(input, unary_ops.Sgn(), copy=True)
+    return run_inplace_op(input, unary_ops.Sgn(), copy=True)
 
 
 # ---------------------------------------------------------------- binary
@@ -111,7 +116,7 @@ def _binary(
     operands (``copy``) but not its result."""
 
     def inplace(input: Tensor, other: Any) -> Tensor:
-        return _inplace(input, function, (other,), copy)
+        return run_inplace(input, function, (other,), copy)
 
     inplace.__name__ = inplace.__qualname__ = name
     inplace.__doc__ = f"``input = {name[:-1]}(input, other)`` in place; returns ``input``."
@@ -129,7 +134,7 @@ atan2_ = _binary(unary.atan2, "atan2_")
 def _saving_result(op: Any, input: Tensor, other: Any, arrays: tuple[Any, Any]) -> Tensor:
     """``input`` updated to ``op`` of ``(input, other)``: the node saves ``self`` (a copy)
     and its result (the tensor itself), as torch's do."""
-    return _inplace_op(input, op, (other,), arrays, copy=True)
+    return run_inplace_op(input, op, (other,), arrays, copy=True)
 
 
 def hypot_(input: Tensor, other: Tensor) -> Tensor:
@@ -143,18 +148,18 @@ def copysign_(input: Tensor, other: Any) -> Tensor:
     arithmetic.copysign(input.detach(), other.detach() if isinstance(other, Tensor) else other)
     a, b = float_arrays(input, other)
     if is_scalar(other):
-        return _inplace_op(input, arithmetic_ops.CopysignScalar(b), (), (a,), copy=True)
+        return run_inplace_op(input, arithmetic_ops.CopysignScalar(b), (), (a,), copy=True)
     return _saving_result(arithmetic_ops.Copysign(), input, other, (a, b))
 
 
 def ldexp_(input: Tensor, other: Tensor) -> Tensor:
     """``input = ldexp(input, other)`` in place; returns ``input``."""
-    return _inplace(input, arithmetic.ldexp, (other,))
+    return run_inplace(input, arithmetic.ldexp, (other,))
 
 
 def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input = lerp(input, end, weight)`` in place; returns ``input``."""
-    return _inplace(input, unary.lerp, (end, weight))
+    return run_inplace(input, unary.lerp, (end, weight))
 
 
 def float_power_(input: Tensor, exponent: Any) -> Tensor:
@@ -166,15 +171,15 @@ def float_power_(input: Tensor, exponent: Any) -> Tensor:
             f"the base given to float_power_ has dtype {dtypes.legacy_name(input.dtype)} but "
             f"the operation's result requires dtype {dtypes.legacy_name(dtype)}"
         )
-    return _inplace(input, arithmetic.float_power, (exponent,), copy=True)
+    return run_inplace(input, arithmetic.float_power, (exponent,), copy=True)
 
 
-def _untracked(function: Callable[..., Any], name: str) -> Callable[[Tensor, Any], Tensor]:
+def untracked(function: Callable[..., Any], name: str) -> Callable[[Tensor, Any], Tensor]:
     """The in-place variant of a function torch has no derivative for (integer ops): it
     records nothing."""
 
     def inplace(input: Tensor, other: Any) -> Tensor:
-        _prepare(input, (other,))
+        prepare_inplace(input, (other,))
         write_inplace(input, function(input, other)._data)
         return input
 
@@ -183,18 +188,18 @@ def _untracked(function: Callable[..., Any], name: str) -> Callable[[Tensor, Any
     return inplace
 
 
-gcd_ = _untracked(arithmetic.gcd, "gcd_")
-lcm_ = _untracked(arithmetic.lcm, "lcm_")
-bitwise_left_shift_ = _untracked(arithmetic.bitwise_left_shift, "bitwise_left_shift_")
-bitwise_right_shift_ = _untracked(arithmetic.bitwise_right_shift, "bitwise_right_shift_")
+gcd_ = untracked(arithmetic.gcd, "gcd_")
+lcm_ = untracked(arithmetic.lcm, "lcm_")
+bitwise_left_shift_ = untracked(arithmetic.bitwise_left_shift, "bitwise_left_shift_")
+bitwise_right_shift_ = untracked(arithmetic.bitwise_right_shift, "bitwise_right_shift_")
 
 
 def heaviside_(input: Tensor, values: Tensor) -> Tensor:
     """``input = heaviside(input, values)`` in place (torch records its
     ``NotImplemented`` node, for ``aten::heaviside_``)."""
     arithmetic.heaviside(input.detach(), values.detach())  # torch's checks first
-    op = arithmetic_ops.Heaviside("heaviside_")
-    return _inplace_op(input, op, (values,), (input._data, values._data))
+    op = arithmetic_ops.Heaviside("heaviside_").edges_for((input, values))
+    return run_inplace_op(input, op, (values,), (input._data, values._data))
 
 
 class PointwiseMethods:

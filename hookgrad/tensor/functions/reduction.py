@@ -1,11 +1,13 @@
 """Reduction and scan functions (sum, mean, var, prod, max, median, nansum, nanmean,
-aminmax, mode, norm, cumsum, cummax, logcumsumexp, softmax ...) and Tensor methods, and the
-named tuples of ``torch.return_types`` (``return_type``).
+aminmax, mode, cumsum, cummax, logcumsumexp, softmax ...) and their Tensor methods.
 
 A ``dim`` argument is an int or a tuple of ints where torch takes one; ``()`` means all
 dims, as in torch. Ops that pick elements along a dim (``max``, ``min``, ``median``,
 ``mode``, ``cummax`` ...) return a ``(values, indices)`` tuple with those names, like
-``torch.return_types.max``.
+``torch.return_types.max`` (``hookgrad.tensor.named_tuples``).
+
+Example: ``hookgrad.tensor([[1.0, 3.0], [4.0, 2.0]]).max(dim=1).indices`` is
+``tensor([1, 0])``.
 """
 
 from __future__ import annotations
@@ -13,17 +15,18 @@ from __future__ import annotations
 import math
 import operator
 import warnings
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from hookgrad.ops import reduction as ops
+from hookgrad.ops import scans as scan_ops
 from hookgrad.ops import sorting as sorting_ops
 from hookgrad.ops.util import Dims, wrap_dim, wrap_dims
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply, wrap_constant
-from hookgrad.tensor.functions.inplace import _inplace
+from hookgrad.tensor.functions.inplace import run_inplace
+from hookgrad.tensor.named_tuples import RETURN_TYPES
 from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
@@ -50,7 +53,6 @@ __all__ = [
     "nanmean",
     "nanmedian",
     "nansum",
-    "norm",
     "prod",
     "softmax",
     "std",
@@ -62,76 +64,10 @@ __all__ = [
 ]
 
 
-class ValuesIndices(tuple):
-    """``(values, indices)`` of ``max``/``min``/``median``/``sort`` ... along a dim, also by
-    name: torch's ``torch.return_types`` named tuples. ``return_type`` makes one for other
-    field names (``aminmax``'s ``min`` and ``max``).
-
-    Example::
-
-        values, indices = hookgrad.tensor([[1.0, 3.0], [4.0, 2.0]]).max(dim=1)
-        indices           # tensor([1, 0])
-    """
-
-    __slots__ = ()
-    fields: tuple[str, ...] = ("values", "indices")
-
-    def __new__(cls, sequence: Iterable[Any]) -> ValuesIndices:
-        return super().__new__(cls, sequence)
-
-    @property
-    def values(self) -> Tensor:
-        return self[0]
-
-    @property
-    def indices(self) -> Tensor:
-        return self[1]
-
-    def __repr__(self) -> str:
-        name = type(self).__name__
-        shown = ",\n".join(f"{field}={value!r}" for field, value in zip(self.fields, self))
-        return f"torch.return_types.{name}(\n{shown})"
-
-
-def return_type(name: str, fields: tuple[str, ...] = ("values", "indices")) -> type:
-    """The named tuple ``torch.return_types.<name>`` with ``fields`` (each also a
-    property); registered so that ``hookgrad.return_types`` and pickling find it."""
-    namespace: dict[str, Any] = {
-        "__slots__": (),
-        "__qualname__": name,
-        "__module__": "hookgrad.return_types",
-        "fields": fields,
-    }
-    for index, field in enumerate(fields):
-        namespace[field] = property(lambda self, index=index: self[index])
-    cls = type(name, (ValuesIndices,), namespace)
-    _RETURN_TYPES[name] = cls
-    return cls
-
-
-_RETURN_TYPES: dict[str, type] = {}
-for _name in (
-    "max",
-    "min",
-    "median",
-    "nanmedian",
-    "mode",
-    "kthvalue",
-    "cummax",
-    "cummin",
-    "sort",
-    "topk",
-):
-    return_type(_name)
-return_type("aminmax", ("min", "max"))
-return_type("histogram", ("hist", "bin_edges"))
-return_type("histogramdd", ("hist", "bin_edges"))
-
-
 # ---------------------------------------------------------------- argument checks
 
 
-def _check_nonempty(name: str, input: Tensor, dim: int, shown: int) -> None:
+def check_nonempty(name: str, input: Tensor, dim: int, shown: int) -> None:
     """torch's IndexError when a reduction without identity meets an empty dim."""
     shape = input._data.shape
     if shape and shape[dim] == 0:
@@ -146,7 +82,7 @@ def _check_numel(name: str, input: Tensor) -> None:
         )
 
 
-def _given_dims(dim: Dims) -> tuple[int, ...] | None:
+def saved_dims(dim: Dims) -> tuple[int, ...] | None:
     """A ``dim`` argument as torch's node saves it: a tuple of ints as given (in order,
     negative ones included), or None."""
     if dim is None:
@@ -157,9 +93,9 @@ def _given_dims(dim: Dims) -> tuple[int, ...] | None:
 
 
 def _checked_dims(dim: Dims, ndim: int) -> tuple[int, ...] | None:
-    """``dim`` as given (see ``_given_dims``), after torch's range and repetition checks."""
+    """``dim`` as given (see ``saved_dims``), after torch's range and repetition checks."""
     wrap_dims(dim, ndim)
-    return _given_dims(dim)
+    return saved_dims(dim)
 
 
 def _sum_dtype(input: Tensor, dtype: Any) -> Any:
@@ -262,7 +198,7 @@ def _var_args(
     dims = None if dim is None else wrap_dims(dim, input._data.ndim)
     shape = input._data.shape
     count = math.prod(shape[d] for d in dims) if dims else math.prod(shape)
-    dims = _given_dims(dim)
+    dims = saved_dims(dim)
     if count - (1 if correction is None else correction) <= 0:
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
@@ -384,8 +320,8 @@ def _select(
         raise RuntimeError(f"{name}(): does not support complex input")
     dim = operator.index(dim)
     wrapped = wrap_dim(dim, input._data.ndim)
-    _check_nonempty(name, input, wrapped, wrapped)
-    return _RETURN_TYPES[name](apply(dim_op(dim, keepdim), input))
+    check_nonempty(name, input, wrapped, wrapped)
+    return RETURN_TYPES[name](apply(dim_op(dim, keepdim), input))
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -443,8 +379,8 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> A
         raise _no_complex_kernel("median_out", input)
     dim = operator.index(dim)
     wrapped = wrap_dim(dim, input._data.ndim)
-    _check_nonempty("median", input, wrapped, wrapped)
-    return _RETURN_TYPES["nanmedian"](apply(sorting_ops.NanmedianDim(dim, keepdim), input))
+    check_nonempty("median", input, wrapped, wrapped)
+    return RETURN_TYPES["nanmedian"](apply(sorting_ops.NanmedianDim(dim, keepdim), input))
 
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
@@ -459,8 +395,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
         raise _no_complex_kernel("mode_cpu", input)
     dim = operator.index(dim)
     wrapped = wrap_dim(dim, input._data.ndim)
-    _check_nonempty("mode", input, wrapped, wrapped)
-    return _RETURN_TYPES["mode"](apply(sorting_ops.Mode(dim, keepdim), input))
+    check_nonempty("mode", input, wrapped, wrapped)
+    return RETURN_TYPES["mode"](apply(sorting_ops.Mode(dim, keepdim), input))
 
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
@@ -486,7 +422,7 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
         shape = input._data.shape
         if shape and shape[wrapped] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {wrapped} to have non-zero size.")
-    return _RETURN_TYPES["aminmax"](apply(ops.Aminmax(dim, keepdim), input))
+    return RETURN_TYPES["aminmax"](apply(ops.Aminmax(dim, keepdim), input))
 
 
 def _extremum(name: str, op: Any, input: Tensor, dim: Dims, keepdim: bool) -> Tensor:
@@ -496,7 +432,7 @@ def _extremum(name: str, op: Any, input: Tensor, dim: Dims, keepdim: bool) -> Te
     if not given:
         _check_numel(name, input)
     for shown in given:
-        _check_nonempty(name, input, wrap_dim(shown, input._data.ndim), shown)
+        check_nonempty(name, input, wrap_dim(shown, input._data.ndim), shown)
     return apply(op(given, keepdim), input)
 
 
@@ -527,7 +463,7 @@ def _arg(name: str, pick: Any, input: Tensor, dim: int | None, keepdim: bool) ->
     wrapped = wrap_dim(dim, data.ndim)
     if data.ndim == 0:
         return wrap_constant(np.zeros((), np.int64))
-    _check_nonempty(name, input, wrapped, wrapped)
+    check_nonempty(name, input, wrapped, wrapped)
     return wrap_constant(np.asarray(pick(data, axis=wrapped, keepdims=keepdim), np.int64))
 
 
@@ -559,43 +495,8 @@ def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
     return apply(ops.Logsumexp(_checked_dims(dim, input._data.ndim) or (), keepdim), input)
 
 
-def norm(
-    input: Tensor,
-    p: float | str | None = "fro",
-    dim: Dims = None,
-    keepdim: bool = False,
-    dtype: Any = None,
-) -> Tensor:
-    """The vector ``p``-norm over ``dim`` (all elements by default).
-
-    ``p`` is a number (2, 1, ``inf``, ``-inf``, 0 counts non-zeros, any other real) or
-    ``'fro'`` (the 2-norm). At a zero vector the 2-norm's gradient is 0, as torch's.
-
-    Example::
-
-        hookgrad.tensor([3.0, 4.0]).norm()                    # tensor(5.)
-        hookgrad.tensor([3.0, -4.0]).norm(p=float("inf"))     # tensor(4.)
-    """
-    if p is None or p == "fro":
-        if dim is not None and not isinstance(dim, int) and len(tuple(dim)) > 2:
-            shown = " ".join(str(d) for d in dim)
-            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {shown}")
-        p = 2
-    elif isinstance(p, str):
-        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
-    if input._data.dtype.kind not in "fc":
-        raise RuntimeError(
-            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
-            f"Got {dtypes.legacy_name(input.dtype)}"
-        )
-    dims = None if dim is None else wrap_dims(dim, input._data.ndim)
-    if math.isinf(p):
-        _check_inf_norm(input, dims or None)
-    np_dtype = None if dtype is None else dtypes.to_dtype(dtype).np
-    return apply(ops.VectorNorm(p, _given_dims(dim), keepdim, np_dtype), input)
-
-
-def _check_inf_norm(input: Tensor, dims: tuple[int, ...] | None) -> None:
+def check_inf_norm(input: Tensor, dims: tuple[int, ...] | None) -> None:
+    """torch's errors for an infinity norm over an empty tensor or an empty reduced dim."""
     shape = input._data.shape
     if dims is None and input._data.size == 0:
         raise RuntimeError(
@@ -622,7 +523,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """
     dim = operator.index(dim)
     wrap_dim(dim, input._data.ndim)
-    return apply(ops.Cumsum(dim, _sum_dtype(input, dtype)), input)
+    return apply(scan_ops.Cumsum(dim, _sum_dtype(input, dtype)), input)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -634,17 +535,17 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """
     dim = operator.index(dim)
     wrap_dim(dim, input._data.ndim)
-    return apply(ops.Cumprod(dim, _sum_dtype(input, dtype)), input)
+    return apply(scan_ops.Cumprod(dim, _sum_dtype(input, dtype)), input)
 
 
 def cumsum_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """In-place :func:`cumsum`."""
-    return _inplace(input, lambda x: cumsum(x, dim, dtype=dtype))
+    return run_inplace(input, lambda x: cumsum(x, dim, dtype=dtype))
 
 
 def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """In-place :func:`cumprod`."""
-    return _inplace(input, lambda x: cumprod(x, dim, dtype=dtype), copy=True)
+    return run_inplace(input, lambda x: cumprod(x, dim, dtype=dtype), copy=True)
 
 
 def _running(name: str, op: Any, input: Tensor, dim: int) -> Any:
@@ -652,7 +553,7 @@ def _running(name: str, op: Any, input: Tensor, dim: int) -> Any:
         raise _no_complex_kernel(f"{name}_cpu", input)
     dim = operator.index(dim)
     wrap_dim(dim, input._data.ndim)
-    return _RETURN_TYPES[name](apply(op(dim), input))
+    return RETURN_TYPES[name](apply(op(dim), input))
 
 
 def cummax(input: Tensor, dim: int) -> Any:
@@ -722,12 +623,12 @@ def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
 
         hookgrad.tensor([0.0, 0.0]).softmax(0)    # tensor([0.5000, 0.5000])
     """
-    return _softmax("softmax", ops.Softmax, input, dim, dtype)
+    return _softmax("softmax", scan_ops.Softmax, input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``log(softmax(input, dim))``, computed as ``input - logsumexp(input, dim)``."""
-    return _softmax("log_softmax", ops.LogSoftmax, input, dim, dtype)
+    return _softmax("log_softmax", scan_ops.LogSoftmax, input, dim, dtype)
 
 
 # ---------------------------------------------------------------- bool and counting
@@ -794,7 +695,6 @@ class ReductionMethods:
     argmax = argmax
     argmin = argmin
     logsumexp = logsumexp
-    norm = norm
     cumsum = cumsum
     cumprod = cumprod
     cumsum_ = cumsum_

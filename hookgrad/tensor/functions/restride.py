@@ -31,18 +31,18 @@ import numpy as np
 
 from hookgrad import grad_mode
 from hookgrad.graph import history
-from hookgrad.ops import indexing as indexing_ops
+from hookgrad.ops import as_strided as as_strided_ops
 from hookgrad.ops import restride as ops
 from hookgrad.ops import shape as shape_ops
-from hookgrad.ops.indexing import storage_view
+from hookgrad.ops.as_strided import memory_owner, storage_view
 from hookgrad.ops.strides import contiguous_strides, dense_strides_in_order, torch_strides
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor.dispatch import apply, record
-from hookgrad.tensor.functions.inplace import _prepare, _stand_in
-from hookgrad.tensor.functions.shape import _as_strided, _squeeze_op
+from hookgrad.tensor.functions.as_strided import apply_as_strided
+from hookgrad.tensor.functions.inplace import old_value_stand_in, prepare_inplace
+from hookgrad.tensor.functions.shape import squeeze_op
 from hookgrad.tensor.layout import (
     UntypedStorage,
-    _memory_root,
     channels_last,
     channels_last_3d,
     contiguous_format,
@@ -64,8 +64,8 @@ _state = grad_mode._state
 def _restride(input: Any, view: Callable[[Any], Any], node_name: str) -> Any:
     """``input`` given, in place, the layout ``view(t)`` (an out-of-place view op on a
     tensor ``t`` on ``input``'s memory) makes; its node is recorded as ``node_name``."""
-    tracked = _prepare(input, ())
-    source = _stand_in(input, False) if tracked else Tensor._make(input._data)
+    tracked = prepare_inplace(input, ())
+    source = old_value_stand_in(input, False) if tracked else Tensor._make(input._data)
     out = view(source)
     node = out._grad_fn if tracked else None
     if node is not None:
@@ -98,7 +98,7 @@ def squeeze_(input: Any, dim: Any = None) -> Any:
     else:
         name = "SqueezeBackward4"
     ndim = input._data.ndim
-    return _restride(input, lambda t: apply(_squeeze_op(ndim, dim), t), name)
+    return _restride(input, lambda t: apply(squeeze_op(ndim, dim), t), name)
 
 
 def unsqueeze_(input: Any, dim: int) -> Any:
@@ -159,10 +159,10 @@ def as_strided_(
     """
 
     def op(*args: Any) -> Any:
-        return _named(indexing_ops.AsStridedView(*args), "AsStridedBackward1")
+        return _named(as_strided_ops.AsStridedView(*args), "AsStridedBackward1")
 
     def view(t: Any) -> Any:
-        return _as_strided(t, size, stride, storage_offset, op)
+        return apply_as_strided(t, size, stride, storage_offset, op)
 
     return _restride(input, view, "AsStridedBackward1")
 
@@ -227,7 +227,7 @@ def slice_inverse(
 def is_set_to(input: Any, tensor: Any) -> bool:
     """True if ``input`` and ``tensor`` lie on the same storage with the same storage
     offset, sizes and strides (as after ``input.set_(tensor)``)."""
-    if _memory_root(input._data) is not _memory_root(tensor._data):
+    if memory_owner(input._data) is not memory_owner(tensor._data):
         return False
     return (
         storage_offset_of(input) == storage_offset_of(tensor)
@@ -291,10 +291,10 @@ def set_(
         operands = (source,)
     else:
         array = _storage_layout(source, dtype, storage_offset, size, stride)
-    tracked = _prepare(input, operands, overlap=False)
+    tracked = prepare_inplace(input, operands, overlap=False)
     if tracked:
         node = ops.SetStorage()
-        record(node, (_stand_in(input, False), *operands), Tensor._make(array))
+        record(node, (old_value_stand_in(input, False), *operands), Tensor._make(array))
     input._data = array
     input._bump_version()
     if tracked:
@@ -351,7 +351,7 @@ def resize_(input: Any, *sizes: Any, memory_format: Any = None) -> Any:
         return input
     strides = _format_strides(shape, contiguous_format if memory_format is None else memory_format)
     offset = storage_offset_of(input)
-    root = _memory_root(data)
+    root = memory_owner(data)
     itemsize = data.itemsize
     needed = ops.storage_bytes_needed(shape, strides, offset) * itemsize
     if needed > root.nbytes:

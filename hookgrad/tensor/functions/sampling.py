@@ -26,7 +26,7 @@ from hookgrad.tensor import dtypes, random, random_kernels
 from hookgrad.tensor.creation import new_leaf, parse_size, resolve_dtype
 from hookgrad.tensor.dispatch import apply, broadcast_shapes
 from hookgrad.tensor.functions.generated import RESIZE_WARNING
-from hookgrad.tensor.functions.inplace import _inplace_op
+from hookgrad.tensor.functions.inplace import run_inplace_op
 from hookgrad.tensor.tensor import Tensor
 
 __all__ = ["bernoulli", "binomial", "multinomial", "normal", "poisson"]
@@ -58,7 +58,9 @@ def uniform_(
             "uniform_ expects to return a [from, to) range, but found "
             f"from={_number(from_)} > to={_number(to)}"
         )
-    return _inplace_op(input, ops.Uniform(lambda a: random.sample_uniform(a, from_, to, generator)))
+    return run_inplace_op(
+        input, ops.Uniform(lambda a: random.sample_uniform(a, from_, to, generator))
+    )
 
 
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
@@ -68,7 +70,9 @@ def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: An
     """
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_number(std)}")
-    return _inplace_op(input, ops.Normal(lambda a: random.sample_normal(a, mean, std, generator)))
+    return run_inplace_op(
+        input, ops.Normal(lambda a: random.sample_normal(a, mean, std, generator))
+    )
 
 
 _UNSET: Any = object()
@@ -92,7 +96,7 @@ def random_(
     else:
         low, high = int(from_), None if to is None else int(to)
         op = ops.RandomFromTo(lambda a: random.sample_integers(a, low, high, generator))
-    return _inplace_op(input, op)
+    return run_inplace_op(input, op)
 
 
 def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
@@ -104,7 +108,7 @@ def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Any = None) ->
         _check_continuous(input, "Exponential", dtypes.legacy_name(input.dtype))
         return random.sample_exponential(a, lambd, generator)
 
-    return _inplace_op(input, ops.Exponential(sample))
+    return run_inplace_op(input, ops.Exponential(sample))
 
 
 def cauchy_(
@@ -116,7 +120,7 @@ def cauchy_(
         _check_continuous(input, "Cauchy", dtypes.cpp_name(input.dtype))
         return random.sample_cauchy(a, median, sigma, generator)
 
-    return _inplace_op(input, ops.Cauchy(sample))
+    return run_inplace_op(input, ops.Cauchy(sample))
 
 
 def log_normal_(
@@ -132,14 +136,14 @@ def log_normal_(
             raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{name}'")
         return random.sample_log_normal(a, mean, std, generator)
 
-    return _inplace_op(input, ops.LogNormal(sample))
+    return run_inplace_op(input, ops.LogNormal(sample))
 
 
 def geometric_(input: Tensor, p: float, *, generator: Any = None) -> Tensor:
     """Fill with the number of Bernoulli(``p``) trials up to the first success."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_number(p)}")
-    return _inplace_op(input, ops.Geometric(lambda a: random.sample_geometric(a, p, generator)))
+    return run_inplace_op(input, ops.Geometric(lambda a: random.sample_geometric(a, p, generator)))
 
 
 def _check_probabilities(p: Tensor) -> None:
@@ -157,11 +161,11 @@ def bernoulli_(input: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     if isinstance(p, Tensor):
         _check_probabilities(p)
         sample = ops.BernoulliTensor(lambda a, q: random.sample_bernoulli(a, q, generator))
-        return _inplace_op(input, sample, (p,))
+        return run_inplace_op(input, sample, (p,))
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_number(p)}")
     fill = ops.BernoulliFloat(lambda a: random.sample_bernoulli(a, float(p), generator))
-    return _inplace_op(input, fill)
+    return run_inplace_op(input, fill)
 
 
 # -- new tensors ----------------------------------------------------------------------------

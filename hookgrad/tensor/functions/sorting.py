@@ -25,7 +25,8 @@ from hookgrad.ops.base import Op
 from hookgrad.ops.util import wrap_dim
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.dispatch import apply, wrap_constant
-from hookgrad.tensor.functions.reduction import _RETURN_TYPES, _check_nonempty
+from hookgrad.tensor.functions.reduction import check_nonempty
+from hookgrad.tensor.named_tuples import RETURN_TYPES
 from hookgrad.tensor.promotion import is_scalar
 from hookgrad.tensor.tensor import Tensor
 
@@ -75,7 +76,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: Any 
     _check_orderable("Sort", input)
     dim, _ = _dim(dim, input)
     given = stable is not _UNSET
-    return _RETURN_TYPES["sort"](apply(ops.Sort(dim, bool(descending), given), input))
+    return RETURN_TYPES["sort"](apply(ops.Sort(dim, bool(descending), given), input))
 
 
 def argsort(
@@ -128,7 +129,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     size = input._data.shape[axis] if input._data.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    return _RETURN_TYPES["topk"](apply(ops.Topk(k, dim, bool(largest), bool(sorted)), input))
+    return RETURN_TYPES["topk"](apply(ops.Topk(k, dim, bool(largest), bool(sorted)), input))
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
@@ -141,14 +142,14 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     """
     dim, axis = _dim(dim, input)
     data = input._data
-    _check_nonempty("kthvalue", input, axis, axis)
+    check_nonempty("kthvalue", input, axis, axis)
     if data.dtype.kind in "bc":
         name = dtypes.legacy_name(input.dtype)
         raise NotImplementedError(f"\"kthvalue_cpu\" not implemented for '{name}'")
     k = operator.index(k)
     if not 1 <= k <= (data.shape[axis] if data.ndim else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
-    return _RETURN_TYPES["kthvalue"](apply(ops.Kthvalue(k, dim, bool(keepdim)), input))
+    return RETURN_TYPES["kthvalue"](apply(ops.Kthvalue(k, dim, bool(keepdim)), input))
 
 
 # ---------------------------------------------------------------- searchsorted / bucketize

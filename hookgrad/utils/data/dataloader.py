@@ -25,8 +25,10 @@ from hookgrad.utils.data.sampler import (
     Sampler,
     SequentialSampler,
 )
+from hookgrad.utils.data.worker import get_worker_info
 
-__all__ = ["DataLoader"]
+# as torch's module: the loader, and the collation and worker helpers it uses
+__all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
 
 T_co = TypeVar("T_co", covariant=True)
 

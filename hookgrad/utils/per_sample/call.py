@@ -10,7 +10,7 @@ of what a rule returns; ``call.input`` and ``call.grad`` move it there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -63,7 +63,7 @@ class Call:
         return self.kwargs.get(name, default)
 
 
-@dataclass
+@dataclass(eq=False)
 class Factored:
     """Per-example gradients ``g[i] = sum_t outer(b[i, g, t], a[i, g, t])`` for each group
     ``g`` (the weight of a linear or convolution layer: ``a`` its inputs at each of ``T``
@@ -72,52 +72,77 @@ class Factored:
 
     ``a``: ``(batch, groups, T, d)``; ``b``: ``(batch, groups, T, p)``. Kept factored, the
     squared norm of each ``g[i]`` and a weighted sum ``sum_i c[i] g[i]`` cost less than the
-    ``(batch, *shape)`` array itself (Goodfellow 2015; Li et al. 2022 for ``T > 1``).
+    ``(batch, *shape)`` array itself where ``p * d`` is large against ``T * (p + d)`` (a
+    linear layer's big weight: Goodfellow 2015; "ghost" norms for ``T > 1``: Li et al.
+    2022); where it is small (a convolution's kernel, many positions) the array is formed
+    once, per group, and kept for both.
     """
 
     a: np.ndarray
     b: np.ndarray
     shape: tuple[int, ...]
     scale: float = 1.0
+    _dense: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def batch(self) -> int:
         return self.a.shape[0]
 
+    @property
+    def _small(self) -> bool:
+        """Whether ``g`` is smaller than its factors (then it is formed, not avoided)."""
+        positions, d, p = self.a.shape[2], self.a.shape[3], self.b.shape[3]
+        return positions > 1 and d * p <= positions * (d + p)
+
+    def _grouped(self, b: np.ndarray | None = None) -> np.ndarray:
+        """``g`` as ``(batch, groups, p, d)``, from ``b`` (default: unscaled)."""
+        a, b = self.a, self.b if b is None else b
+        if a.shape[2] == 1:
+            return np.multiply(b[:, :, 0, :, None], a[:, :, 0, None, :])
+        return np.matmul(np.ascontiguousarray(b.swapaxes(-1, -2)), a)
+
+    def _kept(self) -> np.ndarray:
+        """``_grouped()``, formed once (for a small ``g``)."""
+        if self._dense is None:
+            self._dense = self._grouped()
+        return self._dense
+
     def materialize(self) -> np.ndarray:
         """The ``(batch, *shape)`` array of per-example gradients."""
-        a, b = self.a, self.b
-        if self.scale != 1.0:
-            # NOTE: scaling a factor, not the (much larger) result, saves a pass over it.
-            b = b * np.asarray(self.scale, b.dtype)
-        if a.shape[2] == 1:
-            out = np.multiply(b[:, :, 0, :, None], a[:, :, 0, None, :])
+        scale = np.asarray(self.scale, self.b.dtype)
+        if self._small:
+            dense = self._kept() * scale if self.scale != 1.0 else self._kept()
         else:
-            out = np.matmul(np.ascontiguousarray(b.swapaxes(-1, -2)), a)
-        return out.reshape((self.batch,) + self.shape)
+            # NOTE: scaling a factor, not the (much larger) result, saves a pass over it.
+            dense = self._grouped(self.b * scale if self.scale != 1.0 else self.b)
+        return dense.reshape((self.batch,) + self.shape)
 
     def squared_norms(self) -> np.ndarray:
         """``|g[i]|^2`` for each example: through ``a a^T`` and ``b b^T`` (the "ghost"
         norm) where that is cheaper than forming ``g``."""
         a, b = self.a, self.b
-        positions, d, p = a.shape[2], a.shape[3], b.shape[3]
-        if positions == 1:
+        if a.shape[2] == 1:
             a1, b1 = a[:, :, 0], b[:, :, 0]
             norms = (np.einsum("ngd,ngd->ng", a1, a1) * np.einsum("ngp,ngp->ng", b1, b1)).sum(1)
-        elif positions * (d + p) < d * p:
+        elif not self._small:
             aa = np.matmul(a, np.ascontiguousarray(a.swapaxes(-1, -2)))
             bb = np.matmul(b, np.ascontiguousarray(b.swapaxes(-1, -2)))
             norms = np.einsum("ngst,ngst->n", aa, bb)
         else:
-            g = np.matmul(np.ascontiguousarray(b.swapaxes(-1, -2)), a)
-            norms = np.einsum("ngpd,ngpd->n", g, g)
+            g = flat_rows(self._kept(), 1)
+            norms = np.einsum("nk,nk->n", g, g)
         return norms * (self.scale * self.scale)
 
     def weighted_sum(self, weights: np.ndarray) -> np.ndarray:
         """``sum_i weights[i] * g[i]``, with the parameter's shape."""
         n, groups, positions, d = self.a.shape
         p = self.b.shape[3]
-        b = self.b * (weights.astype(self.b.dtype) * self.scale)[:, None, None, None]
+        w = weights.astype(self.b.dtype) * np.asarray(self.scale, self.b.dtype)
+        if self._small:
+            return np.tensordot(w, self._kept(), axes=1).reshape(self.shape)
+        if positions == 1 and groups == 1:
+            return ((self.b[:, 0, 0] * w[:, None]).T @ self.a[:, 0, 0]).reshape(self.shape)
+        b = self.b * w[:, None, None, None]
         b = np.ascontiguousarray(b.transpose(1, 3, 0, 2)).reshape(groups, p, n * positions)
         a = np.ascontiguousarray(self.a.transpose(1, 0, 2, 3)).reshape(groups, n * positions, d)
         return np.matmul(b, a).reshape(self.shape)

@@ -18,7 +18,12 @@ from hookgrad.utils.per_sample.linear import require_batch
 __all__ = ["conv", "conv_transpose", "unfold"]
 
 # nn's padding modes as NumPy's
-_NUMPY_PAD = {"zeros": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+_NUMPY_PAD: dict[str, Any] = {
+    "zeros": "constant",
+    "reflect": "reflect",
+    "replicate": "edge",
+    "circular": "wrap",
+}
 
 
 def unfold(
@@ -38,9 +43,9 @@ def unfold(
         view = view[(slice(None), slice(None)) + tuple(slice(p) for p in positions)]
     n, channels = view.shape[:2]
     order = (0,) + tuple(range(2, 2 + nd)) + (1,) + tuple(range(2 + nd, 2 + 2 * nd))
-    positions = int(np.prod(view.shape[2 : 2 + nd]))
+    count = int(np.prod(view.shape[2 : 2 + nd]))
     width = (channels // groups) * int(np.prod(kernel))
-    columns = view.transpose(order).reshape(n, positions, groups, width)
+    columns = view.transpose(order).reshape(n, count, groups, width)
     return np.ascontiguousarray(columns.transpose(0, 2, 1, 3))
 
 

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from hookgrad import engine, grad_mode
-from hookgrad.autograd.graph import register_multi_grad_hook
 from hookgrad.hooks import RemovableHandle
+from hookgrad.nn.modules._hooks import BoundaryNode
 from hookgrad.tensor import Tensor
 from hookgrad.utils.per_sample import generic, registry
 from hookgrad.utils.per_sample.call import Call, Factored, flat_rows, materialize
@@ -105,6 +105,11 @@ class PerSampleGrads:
 
     ``materialize=False`` (what ``make_private`` uses) keeps each pass's per-example
     gradients factored for :meth:`take` instead of writing ``p.grad_sample``.
+    ``strict=False`` (for diagnostics such as ``PerSampleMonitor``, never for DP-SGD):
+    layers without a closed form get no hooks (their names are in ``skipped``), a
+    parameter used outside its layer is left out of the pass instead of raising, a
+    second pass replaces the one not yet taken, and a batch-norm layer switched to
+    training mode disables the hooks (``refused`` says why) instead of raising.
     """
 
     def __init__(
@@ -114,6 +119,7 @@ class PerSampleGrads:
         batch_first: bool = True,
         *,
         materialize: bool = True,
+        strict: bool = True,
     ) -> None:
         if loss_reduction not in ("mean", "sum"):
             raise ValueError(
@@ -123,6 +129,9 @@ class PerSampleGrads:
         self.loss_reduction = loss_reduction
         self.batch_dim = 0 if batch_first else 1
         self.materialize = materialize
+        self.strict = strict
+        self.skipped: list[str] = []
+        self.refused: str | None = None
         self.names = {id(p): n for n, p in model.named_parameters() if p.requires_grad}
         self._enabled = True
         self._handles: list[RemovableHandle] = []
@@ -139,13 +148,27 @@ class PerSampleGrads:
     # -- setup ----------------------------------------------------------------------------
     def _find_layers(self) -> dict[Any, _Layer]:
         layers = {}
+        covered: set[int] = set()  # children whose parameters their parent's rule covers
         for name, module in self.model.named_modules():
             reason = registry.refusal(name, module)
             if reason is not None:
                 raise registry.UnsupportedModuleError(reason)
+            if id(module) in covered:
+                continue
             params = {n: p for n, p in module.named_parameters(recurse=False) if p.requires_grad}
-            if params:
-                layers[module] = _Layer(name, registry.rule_for(module), params)
+            rule = registry.rule_for(module)
+            for child_name in registry.covered_children(module):
+                child = getattr(module, child_name)
+                covered.add(id(child))
+                for n, p in child.named_parameters():
+                    if p.requires_grad:
+                        params[f"{child_name}.{n}"] = p
+            if not params:
+                continue
+            if rule is generic.per_example and not self.strict:
+                self.skipped.append(name)
+                continue
+            layers[module] = _Layer(name, rule, params)
         return layers
 
     def _register(self) -> None:
@@ -155,28 +178,34 @@ class PerSampleGrads:
         for name, module in self.model.named_modules():
             if registry.may_refuse(module):
                 self._handles.append(module.register_forward_pre_hook(self._refuse_hook(name)))
+        covered = {id(p) for layer in self.layers.values() for p in layer.params.values()}
         for param in self.model.parameters():
-            if param.requires_grad:
-                param.grad_sample = None
+            if param.requires_grad and (self.strict or id(param) in covered):
+                if self.materialize:
+                    param.grad_sample = None
                 self._handles.append(param.register_post_accumulate_grad_hook(self._promote))
 
     def _refuse_hook(self, name: str) -> Callable[..., None]:
         def refuse(module: Any, args: Any) -> None:
             reason = registry.refusal(name, module)
-            if reason is not None and self._enabled:
+            if reason is None or not self._enabled:
+                return
+            if self.strict:
                 raise registry.UnsupportedModuleError(reason)
+            self.refused = reason
+            self.remove()
 
         return refuse
 
     # -- forward --------------------------------------------------------------------------
     def _capture_hook(self, module: Any, layer: _Layer) -> Callable[..., None]:
-        def capture(module: Any, args: Any, kwargs: Any, output: Any) -> None:
+        def capture(module: Any, args: Any, kwargs: Any, output: Any) -> Any:
             if not self._enabled or generic.recomputing() or not grad_mode.is_grad_enabled():
-                return
+                return None
             outputs = generic.flatten_tensors(output)
             watched = [i for i, out in enumerate(outputs) if out.requires_grad]
             if not watched:
-                return
+                return None
             inputs = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
             versions = [(t, t._version) for t in inputs]
 
@@ -190,7 +219,7 @@ class PerSampleGrads:
                     module, layer, Call(args, kwargs, outputs, arrays, self.batch_dim), versions
                 )
 
-            _watch([outputs[i] for i in watched], backprop)
+            return _watch(output, [outputs[i] for i in watched], backprop)
 
         return capture
 
@@ -227,6 +256,8 @@ class PerSampleGrads:
             return
         entry = self._current.pop(id(param), None)
         if entry is None or entry[0] != engine.current_graph_task_id():
+            if not self.strict:
+                return
             raise RuntimeError(
                 f"parameter '{self.names.get(id(param), '?')}' received a gradient but no "
                 "per-sample gradient: it was used outside the forward of the layer that owns "
@@ -235,7 +266,7 @@ class PerSampleGrads:
             )
         pieces = entry[1]
         if not self.materialize:
-            if id(param) in self._pending:
+            if id(param) in self._pending and self.strict:
                 raise RuntimeError(
                     "a second backward pass before the per-sample gradients of the first "
                     "were used (DP-SGD takes one backward pass per optimizer step)"
@@ -285,15 +316,19 @@ def _scaled(value: Any) -> Any:
     return value * value.shape[0]
 
 
-def _watch(outputs: list[Tensor], callback: Callable[[list[Any]], None]) -> None:
-    """Call ``callback(grads)`` once per backward pass with the gradients of ``outputs``:
-    through a pre-hook of the node that made them all (after any hook that replaces
-    them), else through a multi-grad hook on the tensors."""
-    node = outputs[0].grad_fn
-    positions = [out._output_nr for out in outputs]
+def _watch(output: Any, tensors: list[Tensor], callback: Callable[[list[Any]], None]) -> Any:
+    """Call ``callback(grads)`` once per backward pass with the gradients that reach the
+    layer's output ``tensors`` from outside the layer: through a pre-hook of the node
+    that made them all (after any hook that replaces them; ``output`` stays as it is,
+    None is returned), else through one identity node that the tensors pass through
+    (the output with them replaced by its aliases is returned). A tensor hook would not
+    do: an output computed from another (an LSTM's ``h`` from its ``c``) would also get
+    the gradient that flows from one to the other inside the layer."""
+    node = tensors[0].grad_fn
+    positions = [out._output_nr for out in tensors]
     if (
         node is not None
-        and all(out.grad_fn is node for out in outputs)
+        and all(out.grad_fn is node for out in tensors)
         and len(set(positions)) == len(positions)
     ):
 
@@ -301,8 +336,29 @@ def _watch(outputs: list[Tensor], callback: Callable[[list[Any]], None]) -> None
             callback([grad_outputs[i] for i in positions])
 
         node.register_prehook(prehook)
-        return
-    register_multi_grad_hook(outputs, callback)
+        return None
+
+    def identity(grads: list[Any]) -> tuple[Any, ...]:
+        callback(list(grads))
+        return tuple(grads)
+
+    boundary = BoundaryNode(tensors, identity)
+    aliases = {id(t): boundary.alias(t, i) for i, t in enumerate(tensors)}
+    return _replaced(output, aliases)
+
+
+def _replaced(value: Any, aliases: dict[int, Tensor]) -> Any:
+    """``value`` (a tensor or nested tuples, lists and dicts of them) with the tensors in
+    ``aliases`` replaced."""
+    if isinstance(value, Tensor):
+        return aliases.get(id(value), value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple
+        return type(value)(*(_replaced(item, aliases) for item in value))
+    if isinstance(value, (tuple, list)):
+        return type(value)(_replaced(item, aliases) for item in value)
+    if isinstance(value, dict):
+        return {key: _replaced(item, aliases) for key, item in value.items()}
+    return value
 
 
 def per_sample_grads(
@@ -319,9 +375,10 @@ def per_sample_grads(
             ``Linear``, ``Bilinear``, the convolutions and transposed convolutions,
             ``Embedding``, ``EmbeddingBag``, ``LayerNorm``, ``GroupNorm``, ``RMSNorm``,
             ``InstanceNorm*``, eval-mode ``BatchNorm*``, ``PReLU``, the recurrent layers
-            and cells and ``MultiheadAttention`` have closed forms; any other layer is run
-            again on each example alone (``generic.py``). ``BatchNorm`` in training mode
-            is refused (``UnsupportedModuleError``): use ``GroupNorm``.
+            and cells and ``MultiheadAttention`` have closed forms; any other layer goes
+            through ``hookgrad.func.vmap(grad(...))`` of the layer alone (``generic.py``).
+            ``BatchNorm`` in training mode is refused (``UnsupportedModuleError``): use
+            ``GroupNorm``.
         loss_reduction: ``"mean"`` if the loss averages over the batch (each row is then
             scaled by the batch size, so it is the gradient of that example's loss and
             ``p.grad`` is the rows' mean), ``"sum"`` if it sums (``p.grad`` is their sum).
@@ -329,8 +386,9 @@ def per_sample_grads(
             False: dim 1 (``[K, batch, ...]``). Recurrent layers follow their own
             ``batch_first``.
 
-    A second ``backward()`` appends its examples to ``p.grad_sample`` (several batches
-    accumulated, as Opacus does) until the handle's ``clear()``. Example::
+    Every trainable parameter starts with ``p.grad_sample = None``; a second
+    ``backward()`` appends its examples (several batches accumulated, as Opacus does)
+    until the handle's ``clear()``. Example::
 
         model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
         with per_sample_grads(model, loss_reduction="sum"):

@@ -1,5 +1,5 @@
 """Which rule computes the per-example gradients of which layer: the table of closed
-forms, :func:`register_grad_sampler` for users' own layers, the per-example loop for any
+forms, :func:`register_grad_sampler` for users' own layers, ``vmap(grad(...))`` for any
 other layer with parameters, and the layers that are refused because their per-example
 gradients are undefined (batch normalization in training mode)."""
 
@@ -12,15 +12,18 @@ from hookgrad import nn
 from hookgrad.nn.modules.normalization import _BatchNorm
 from hookgrad.utils.per_sample import (
     activation,
+    attention,
     conv,
     embedding,
     generic,
     linear,
     normalization,
+    recurrent,
 )
 from hookgrad.utils.per_sample.call import Call
 
 __all__ = [
+    "CHILDREN",
     "RULES",
     "UnsupportedModuleError",
     "may_refuse",
@@ -52,7 +55,17 @@ RULES: dict[type, Rule] = {
     nn.BatchNorm2d: normalization.batch_norm,
     nn.BatchNorm3d: normalization.batch_norm,
     nn.PReLU: activation.prelu,
+    nn.RNN: recurrent.recurrent,
+    nn.LSTM: recurrent.recurrent,
+    nn.GRU: recurrent.recurrent,
+    nn.RNNCell: recurrent.cell,
+    nn.LSTMCell: recurrent.cell,
+    nn.GRUCell: recurrent.cell,
+    nn.MultiheadAttention: attention.multihead_attention,
 }
+
+# Children whose parameters a layer uses without calling them: its rule covers them too.
+CHILDREN: dict[type, tuple[str, ...]] = {nn.MultiheadAttention: ("out_proj",)}
 
 
 class UnsupportedModuleError(ValueError):
@@ -62,7 +75,7 @@ class UnsupportedModuleError(ValueError):
 
 def register_grad_sampler(*module_types: type) -> Callable[[Rule], Rule]:
     """Decorator: use ``rule(module, call)`` for the per-example gradients of layers of
-    ``module_types`` (replacing a built-in rule, or the per-example loop).
+    ``module_types`` (replacing a built-in rule, or ``vmap(grad(...))``).
 
     ``call`` is a :class:`~hookgrad.utils.per_sample.call.Call` (the layer's inputs,
     outputs and output gradients, batch first through ``call.input(i)``/``call.grad(i)``);
@@ -83,15 +96,23 @@ def register_grad_sampler(*module_types: type) -> Callable[[Rule], Rule]:
     return register
 
 
+def covered_children(module: Any) -> tuple[str, ...]:
+    """The children of ``module`` whose parameters its rule covers."""
+    for base in type(module).__mro__:
+        if base in CHILDREN:
+            return CHILDREN[base]
+    return ()
+
+
 def rule_for(module: Any) -> Rule:
     """The rule for ``module``: the closed form of its class or of a base class whose
-    ``forward`` it keeps, else the per-example loop."""
-    cls = type(module)
+    ``forward`` it keeps, else ``generic.per_example`` (``vmap(grad(...))``)."""
+    cls: Any = type(module)
     for base in cls.__mro__:
         rule = RULES.get(base)
         if rule is not None:
-            return rule if cls.forward is base.forward else generic.per_example_loop
-    return generic.per_example_loop
+            return rule if cls.forward is base.forward else generic.per_example
+    return generic.per_example
 
 
 def may_refuse(module: Any) -> bool:

@@ -143,7 +143,7 @@ def compute_rdp(
 
 
 def rdp_to_epsilon(
-    orders: Sequence[float], rdp: Sequence[float], delta: float
+    orders: Sequence[float], rdp: Sequence[float] | np.ndarray, delta: float
 ) -> tuple[float, float]:
     """``(epsilon, best order)`` of the ``(epsilon, delta)``-DP guarantee that the RDP
     curve ``rdp`` (one value per order) gives (Balle et al. 2020, Theorem 21).
@@ -211,7 +211,7 @@ class RDPAccountant:
         if not self.history:
             return 0.0, math.nan
         orders = DEFAULT_ORDERS if orders is None else orders
-        rdp = sum(compute_rdp(q, sigma, steps, orders) for sigma, q, steps in self.history)
+        rdp = np.sum([compute_rdp(q, sigma, steps, orders) for sigma, q, steps in self.history], 0)
         return rdp_to_epsilon(orders, rdp, delta)
 
     def get_epsilon(self, delta: float, orders: Sequence[float] | None = None) -> float:

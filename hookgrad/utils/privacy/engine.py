@@ -51,7 +51,8 @@ def make_private(
     """
     sample_rate = 1 / len(data_loader)
     if poisson_sampling:
-        expected_batch_size = max(1, int(len(data_loader.dataset) * sample_rate))
+        examples = len(data_loader.dataset)  # type: ignore[arg-type]
+        expected_batch_size = max(1, int(examples * sample_rate))
         data_loader = DPDataLoader.from_data_loader(data_loader, generator=generator)
     else:
         if data_loader.batch_size is None:

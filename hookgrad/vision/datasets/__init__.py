@@ -2,8 +2,9 @@
 datasets read from torchvision's on-disk layouts, with a synthetic fallback.
 
 Modules: ``vision`` (``VisionDataset``, ``StandardTransform``), ``mnist`` (``MNIST``,
-``FashionMNIST``, ``KMNIST``, the IDX reader), ``cifar`` (``CIFAR10``), ``synthetic``
-(the deterministic images used when files are missing and ``HOOKGRAD_SYNTHETIC_DATA=1``).
+``FashionMNIST``, ``KMNIST``, the IDX reader), ``cifar`` (``CIFAR10``), ``fakedata``
+(``FakeData``, seeded random images), ``synthetic`` (the deterministic images used when
+files are missing and ``HOOKGRAD_SYNTHETIC_DATA=1``).
 
 Example::
 
@@ -13,7 +14,16 @@ Example::
 """
 
 from hookgrad.vision.datasets.cifar import CIFAR10
+from hookgrad.vision.datasets.fakedata import FakeData
 from hookgrad.vision.datasets.mnist import KMNIST, MNIST, FashionMNIST
 from hookgrad.vision.datasets.vision import StandardTransform, VisionDataset
 
-__all__ = ["CIFAR10", "KMNIST", "MNIST", "FashionMNIST", "StandardTransform", "VisionDataset"]
+__all__ = [
+    "CIFAR10",
+    "KMNIST",
+    "MNIST",
+    "FakeData",
+    "FashionMNIST",
+    "StandardTransform",
+    "VisionDataset",
+]

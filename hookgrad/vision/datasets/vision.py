@@ -79,7 +79,9 @@ class VisionDataset(Dataset):
         has_transforms = transforms is not None
         has_separate_transform = transform is not None or target_transform is not None
         if has_transforms and has_separate_transform:
-            raise ValueError("Only transforms or transform/target_transform can be passed as argument")
+            raise ValueError(
+                "Only transforms or transform/target_transform can be passed as argument"
+            )
         self.transform = transform
         self.target_transform = target_transform
         if has_separate_transform:

@@ -216,7 +216,7 @@ def pad(
     widths = [(top, bottom), (left, right)] + [(0, 0)] * (array.ndim - 2)
     if padding_mode == "constant":
         return np.pad(array, widths, mode="constant", constant_values=fill)
-    return np.pad(array, widths, mode=padding_mode)
+    return np.pad(array, widths, mode=padding_mode)  # type: ignore[call-overload]
 
 
 def crop(img: Any, top: int, left: int, height: int, width: int) -> Any:

@@ -224,6 +224,8 @@ class RandomHorizontalFlip(nn.Module):
         RandomHorizontalFlip(p=1.0)(hookgrad.tensor([[[1, 2, 3]]]))   # [[[3, 2, 1]]]
     """
 
+    p: float
+
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()
         if not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:

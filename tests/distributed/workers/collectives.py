@@ -18,18 +18,18 @@ RANK, WORLD = dist.get_rank(), dist.get_world_size()
 OTHER = (RANK + 1) % WORLD
 checks = 0
 
-DTYPES = {
-    "float16": torch.float16,
-    "float32": torch.float32,
-    "float64": torch.float64,
-    "int8": torch.int8,
-    "uint8": torch.uint8,
-    "int32": torch.int32,
-    "int64": torch.int64,
-    "bool": torch.bool,
-    "complex64": torch.complex64,
-    "complex128": torch.complex128,
-}
+DTYPES = (
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "uint8",
+    "int32",
+    "int64",
+    "bool",
+    "complex64",
+    "complex128",
+)
 SHAPE = (3, 4)
 
 
@@ -71,11 +71,11 @@ def reference(op: object, arrays: list[np.ndarray]) -> np.ndarray:
     stacked = np.stack(arrays)
     dtype = arrays[0].dtype
     if op is dist.ReduceOp.SUM:
-        out = stacked.any(0) if dtype == bool else stacked.sum(0)
+        out = stacked.any(0) if dtype.kind == "b" else stacked.sum(0)
     elif op is dist.ReduceOp.AVG:
         out = stacked.sum(0) / WORLD
     elif op is dist.ReduceOp.PRODUCT:
-        out = stacked.all(0) if dtype == bool else stacked.prod(0)
+        out = stacked.all(0) if dtype.kind == "b" else stacked.prod(0)
     elif op is dist.ReduceOp.MIN:
         out = stacked.min(0)
     elif op is dist.ReduceOp.MAX:
@@ -101,7 +101,7 @@ def ops_for(dtype: str) -> list[object]:
 
 
 # -- reductions ---------------------------------------------------------------------------
-for dtype_name, dtype in DTYPES.items():
+for dtype_name in DTYPES:
     for contiguous in (True, False):
         where = f"{dtype_name} contiguous={contiguous}"
         for op in ops_for(dtype_name):
@@ -200,6 +200,18 @@ dist.all_gather(parts, torch.full((RANK + 1,), float(RANK)))
 for r, part in enumerate(parts):
     check(f"all_gather uneven[{r}]", part, np.full(r + 1, float(r), np.float32))
 
+# coalesced forms and subgroups by enumeration
+first, second = torch.ones(2) * (RANK + 1), torch.full((3,), 2.0, dtype=torch.float32)
+dist.all_reduce_coalesced([first, second])
+check("all_reduce_coalesced[0]", first, np.full(2, WORLD * (WORLD + 1) / 2, np.float32))
+check("all_reduce_coalesced[1]", second, np.full(3, 2.0 * WORLD, np.float32))
+outs = [[torch.zeros(2), torch.zeros(1)] for _ in range(WORLD)]
+dist.all_gather_coalesced(outs, [torch.full((2,), float(RANK)), torch.full((1,), -1.0 * RANK)])
+for r in range(WORLD):
+    check(f"all_gather_coalesced[{r}]", outs[r][1], np.full(1, -1.0 * r, np.float32))
+mine_group, groups = dist.new_subgroups_by_enumeration([[r] for r in range(WORLD)])
+assert len(groups) == WORLD and dist.get_world_size(mine_group) == 1
+
 # -- point to point: a ring ---------------------------------------------------------------
 PREVIOUS = (RANK - 1) % WORLD
 for dtype_name in ("float32", "int64", "complex128", "bool"):
@@ -287,7 +299,7 @@ checks += 5
 # -- bad input: a clear error on every rank, and the group still works ----------------------
 try:
     dist.all_reduce(torch.ones(3 + RANK))
-except RuntimeError as error:
+except dist.DistBackendError as error:
     message = str(error)
     assert "all_reduce: the ranks' tensors do not match" in message, message
     assert "rank 0: torch.float32 tensor of shape [3]" in message, message

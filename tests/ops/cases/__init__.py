@@ -5,11 +5,20 @@ drives every check in ``tests/ops/test_op_table.py``: forward values and gradien
 against torch (float32 and float64), ``gradcheck`` and ``gradgradcheck`` in float64.
 """
 
-from tests.ops.cases import arithmetic, conv, indexing, linalg, reduction, shape, unary
 from tests.ops.cases import activation as nn_activation
-from tests.ops.cases import fft
+from tests.ops.cases import (
+    arithmetic,
+    conv,
+    fft,
+    indexing,
+    linalg,
+    reduction,
+    restride,
+    shape,
+    special,
+    unary,
+)
 from tests.ops.cases import loss as nn_loss
-from tests.ops.cases import restride, special
 from tests.ops.cases.spec import OpCase
 
 ALL_CASES: list[OpCase] = [

@@ -1,7 +1,7 @@
 """Op cases: shape, view and joining ops (and ``pad``)."""
 
 import hookgrad
-from hookgrad.tensor.functions.shape import pad as hookgrad_pad
+from hookgrad.tensor.functions.padding import pad as hookgrad_pad
 from tests.ops.cases.spec import OpCase
 
 

@@ -80,7 +80,7 @@ running_reward = 10
 for i_episode in range(1, 7):
     state, _ = env.reset()
     ep_reward = 0
-    for t in range(1, 10000):
+    for _ in range(10000):
         state, reward, terminated, truncated, _ = env.step(select_action(state))
         model.rewards.append(reward)
         ep_reward += reward
@@ -88,4 +88,6 @@ for i_episode in range(1, 7):
             break
     running_reward = 0.05 * ep_reward + (1 - 0.05) * running_reward
     loss = finish_episode()
-    print(f"episode {i_episode} reward {ep_reward:.0f} running {running_reward:.6g} loss {loss:.6g}")
+    print(
+        f"episode {i_episode} reward {ep_reward:.0f} running {running_reward:.6g} loss {loss:.6g}"
+    )

@@ -57,16 +57,16 @@ def test(model, loader):
 
 torch.manual_seed(1)
 # Pixels as transforms.ToTensor and Normalize((0.1307,), (0.3081,)) give them.
-pixels = torch.randint(0, 256, (24, 1, 28, 28), dtype=torch.uint8)
+pixels = torch.randint(0, 256, (8, 1, 28, 28), dtype=torch.uint8)
 images = (pixels.float().div(255) - 0.1307) / 0.3081
-labels = torch.randint(0, 10, (24,))
-train_loader = data.DataLoader(data.TensorDataset(images[:16], labels[:16]), batch_size=8)
-test_loader = data.DataLoader(data.TensorDataset(images[16:], labels[16:]), batch_size=8)
+labels = torch.randint(0, 10, (8,))
+train_loader = data.DataLoader(data.TensorDataset(images[:4], labels[:4]), batch_size=4)
+test_loader = data.DataLoader(data.TensorDataset(images[4:], labels[4:]), batch_size=4)
 
 model = Net()
 optimizer = torch.optim.Adadelta(model.parameters(), lr=1.0)
 scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.7)
-for epoch in range(1, 3):
+for epoch in range(1, 4):
     train(model, train_loader, optimizer, epoch)
     test(model, test_loader)
     scheduler.step()

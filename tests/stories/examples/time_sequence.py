@@ -40,7 +40,7 @@ class Sequence(nn.Module):
         return torch.cat(outputs, dim=1)
 
 
-def sine_waves(count=8, length=24, period=4):
+def sine_waves(count=6, length=16, period=4):
     """Sine waves with random phases, as generate_sine_wave.py draws them."""
     rng = np.random.RandomState(2)
     x = np.arange(length) + rng.randint(-4 * period, 4 * period, count).reshape(count, 1)
@@ -57,7 +57,7 @@ test_target = torch.from_numpy(waves[:3, 1:])
 seq = Sequence()
 seq.double()
 criterion = nn.MSELoss()
-optimizer = torch.optim.LBFGS(seq.parameters(), lr=0.8, max_iter=8)
+optimizer = torch.optim.LBFGS(seq.parameters(), lr=0.8, max_iter=5)
 for step in range(2):
     print("step", step)
 

@@ -65,7 +65,7 @@ def test(epoch):
     model.eval()
     test_loss = 0
     with torch.no_grad():
-        for images, in test_loader:
+        for (images,) in test_loader:
             recon_batch, mu, logvar = model(images)
             test_loss += loss_function(recon_batch, images, mu, logvar).item()
     print(f"epoch {epoch} test loss {test_loss / len(test_loader.dataset):.6g}")

@@ -9,7 +9,8 @@ from typing import Any
 
 from hookgrad.distributed import collectives
 from hookgrad.distributed.grad_bucket import GradBucket
-from hookgrad.distributed.process_group import ProcessGroup, group
+from hookgrad.distributed.process_group import ProcessGroup, default_group
+from hookgrad.distributed.work import Work
 from hookgrad.futures import Future
 from hookgrad.tensor import dtypes
 from hookgrad.tensor.tensor import Tensor
@@ -17,12 +18,22 @@ from hookgrad.tensor.tensor import Tensor
 __all__ = ["allreduce_hook", "fp16_compress_hook", "fp16_compress_wrapper"]
 
 
+def _group(process_group: ProcessGroup | None) -> ProcessGroup:
+    return process_group if process_group is not None else default_group()
+
+
+def _started(work: Work | None) -> Work:
+    if work is None:
+        raise ValueError("a communication hook ran on a rank outside its process group")
+    return work
+
+
 def _allreduce_fut(process_group: ProcessGroup | None, tensor: Tensor) -> Future[Tensor]:
     """Average ``tensor`` over the group: divide, all-reduce, return a future of it."""
-    group_to_use = process_group if process_group is not None else group.WORLD
+    group_to_use = _group(process_group)
     # Divide first, as torch does, so that float16 sums do not overflow.
     tensor.div_(group_to_use.size())
-    work = collectives.all_reduce(tensor, group=group_to_use, async_op=True)
+    work = _started(collectives.all_reduce(tensor, group=group_to_use, async_op=True))
     return work.get_future().then(lambda fut: fut.value()[0])
 
 
@@ -42,7 +53,7 @@ def fp16_compress_hook(process_group: ProcessGroup | None, bucket: GradBucket) -
 
         ddp_model.register_comm_hook(None, fp16_compress_hook)
     """
-    group_to_use = process_group if process_group is not None else group.WORLD
+    group_to_use = _group(process_group)
     buffer = bucket.buffer()
     compressed = buffer.to(dtypes.float16).div_(group_to_use.size())
 
@@ -50,7 +61,7 @@ def fp16_compress_hook(process_group: ProcessGroup | None, bucket: GradBucket) -
         buffer.copy_(fut.value()[0])
         return buffer
 
-    work = collectives.all_reduce(compressed, group=group_to_use, async_op=True)
+    work = _started(collectives.all_reduce(compressed, group=group_to_use, async_op=True))
     return work.get_future().then(decompress)
 
 
