@@ -85,11 +85,14 @@ def fma32(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -
     rounding it again to float32 is right except on a float32 midpoint (or below float32's
     normal range), where the sum is redone exactly and rounded to odd first.
     """
-    product = np.asarray(a, np.float64) * np.asarray(b, np.float64)
-    addend = np.broadcast_to(np.asarray(c, np.float64), product.shape)
-    total = np.ascontiguousarray(product + addend)
-    suspect = ((total.view(np.int64) & _BELOW_FLOAT32) == _MIDPOINT) | (np.abs(total) < 2.0**-125)
+    product = np.asarray(np.multiply(a, b, dtype=np.float64))
+    total = np.asarray(np.add(product, c, dtype=np.float64))
+    bits = total.view(np.int64)
+    suspect = (bits & _BELOW_FLOAT32) == _MIDPOINT
+    suspect |= np.abs(total) < 2.0**-125
     if suspect.any():
+        product, addend = np.broadcast_arrays(product, np.asarray(c, np.float64))
+        total = np.array(total, copy=True)
         exact, error = _two_sum(product[suspect], addend[suspect])
         total[suspect] = _round_to_odd(exact, error)
     return total.astype(_F32)
