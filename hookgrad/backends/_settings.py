@@ -37,7 +37,8 @@ def _thread_count(name: str, value: Any) -> int:
 
 def set_num_threads(int: Any) -> None:  # noqa: A002 (torch's argument name)
     """Set the number of threads used within an op (NumPy's BLAS picks its own; sums split
-    as torch's would between this many threads).
+    as torch's would between this many threads, and long kernels written as many NumPy
+    passes, as float32 ``normal_``, run their row blocks on this many threads).
 
     Example::
 

@@ -5,7 +5,8 @@ rounding), and its vectorised float32 Box-Muller uses the AVX polynomial ``log``
 ``sincos`` of ``avx_mathfun.h`` (cephes coefficients) instead of libm. Reproducing its
 random numbers bit for bit needs the same roundings, so this module provides:
 
-- ``fma32`` / ``fma64`` (from ``hookgrad.ops.kernels.fma``): ``a * b + c`` rounded once;
+- ``fma32`` / ``fma64`` (from ``hookgrad.ops.kernels.fma``): ``a * b + c`` rounded once
+  (``fma32_normal`` in the polynomials, whose steps never round to subnormals);
 - ``avx_log`` / ``avx_sincos``: the float32 AVX2 polynomials, step by step, with the
   fused steps the compiler makes of them;
 - ``libm``: double-precision ``log``, ``log1p``, ``sin``, ``cos`` ... as the C library
@@ -14,7 +15,7 @@ random numbers bit for bit needs the same roundings, so this module provides:
 
 Example::
 
-    fma32(np.float32([0.1]), np.float32([3.0]), np.float32([1.0]))
+    fma32_normal(np.float32([0.1]), np.float32([3.0]), np.float32([1.0]))
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hookgrad.ops.kernels.fma import fma32
+from hookgrad.ops.kernels.fma import fma32_normal
 
 _F32 = np.float32
 
@@ -72,9 +73,9 @@ def avx_log(x: np.ndarray) -> np.ndarray:
     z = x * x
     y = np.full_like(x, _F32(_LOG_POLYNOMIAL[0]))
     for coefficient in _LOG_POLYNOMIAL[1:]:
-        y = fma32(y, x, _F32(coefficient))
+        y = fma32_normal(y, x, _F32(coefficient))
     y = y * x
-    y = fma32(y, z, exponent * _LOG_Q1)
+    y = fma32_normal(y, z, exponent * _LOG_Q1)
     y = y - z * _F32(0.5)
     x = x + y
     return x + exponent * _LOG_Q2
@@ -89,17 +90,17 @@ def avx_sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     octant = (octant + 1) & ~1
     y = octant.astype(_F32)
     for part in _MINUS_PI_OVER_4:  # x - y * pi/4 in three parts (extended precision)
-        x = fma32(y, part, x)
+        x = fma32_normal(y, part, x)
     z = x * x
     cos_poly = np.full_like(x, _F32(_COS_POLYNOMIAL[0]))
     for coefficient in _COS_POLYNOMIAL[1:]:
-        cos_poly = fma32(cos_poly, z, _F32(coefficient))
+        cos_poly = fma32_normal(cos_poly, z, _F32(coefficient))
     cos_poly = cos_poly * z
-    cos_poly = fma32(cos_poly, z, -(z * _F32(0.5))) + _F32(1)
+    cos_poly = fma32_normal(cos_poly, z, -(z * _F32(0.5))) + _F32(1)
     sin_poly = np.full_like(x, _F32(_SIN_POLYNOMIAL[0]))
     for coefficient in _SIN_POLYNOMIAL[1:]:
-        sin_poly = fma32(sin_poly, z, _F32(coefficient))
-    sin_poly = fma32(sin_poly * z, x, x)
+        sin_poly = fma32_normal(sin_poly, z, _F32(coefficient))
+    sin_poly = fma32_normal(sin_poly * z, x, x)
     use_sin_poly = (octant & 2) == 0
     sine = np.where(use_sin_poly, sin_poly, cos_poly).view(np.int32)
     cosine = np.where(use_sin_poly, cos_poly, sin_poly).view(np.int32)

@@ -40,6 +40,7 @@ import numpy as np
 from hookgrad.ops.array_api import sum as array_sum
 from hookgrad.ops.kernels.fma import fma32, fma64
 from hookgrad.ops.kernels.libm import pow as c_pow
+from hookgrad.ops.kernels.parallel import for_row_blocks
 from hookgrad.tensor.cpu_math import avx_log, avx_sincos, libm
 from hookgrad.tensor.mersenne import Engine
 
@@ -49,6 +50,7 @@ _MASK53 = np.uint64((1 << 53) - 1)
 _TWO_PI = 2.0 * math.pi
 _WIDE_RANGE = 1 << 28  # from here on integers are drawn from 64-bit words
 _SMALL_PERMUTATION = 0xFFFFFFFF // 20
+_ROWS_PER_BLOCK = 4096  # Box-Muller rows of 16 values: 256 KiB of float32, in L2
 
 
 def digits(np_dtype: np.dtype) -> int:
@@ -70,7 +72,8 @@ def cast(values: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
 # -- uniform --------------------------------------------------------------------------------
 def uniform_float32(engine: Engine, count: int) -> np.ndarray:
     """``count`` float32 uniforms in ``[0, 1)`` (24 bits of a 32-bit word each)."""
-    return ((engine.random32(count) & _MASK24) * 2.0**-24).astype(_F32)
+    # NOTE: a 24-bit integer and its scaling by a power of two are exact in float32
+    return (engine.random32(count) & _MASK24).astype(_F32) * _F32(2.0**-24)
 
 
 def uniform_float64(engine: Engine, count: int) -> np.ndarray:
@@ -97,7 +100,18 @@ def uniform(engine: Engine, count: int, np_dtype: np.dtype, low: float, high: fl
 def _box_muller_16(block: np.ndarray, mean: float, std: float) -> np.ndarray:
     """torch's ``NormalFill16`` on rows of 16 uniforms: row ``[u0 .. u15]`` becomes
     ``r_j cos(t_j), r_j sin(t_j)`` with ``r_j = sqrt(-2 log(1 - u_j))``, ``t_j = 2 pi
-    u_(j+8)``, scaled by ``std`` and shifted by ``mean`` in one fused step."""
+    u_(j+8)``, scaled by ``std`` and shifted by ``mean`` in one fused step. Long inputs
+    go in cache-sized row blocks, on the intra-op threads."""
+    out = np.empty_like(block)
+
+    def rows(part: slice) -> None:
+        out[part] = _box_muller_rows(block[part], mean, std)
+
+    for_row_blocks(len(block), _ROWS_PER_BLOCK, rows)
+    return out
+
+
+def _box_muller_rows(block: np.ndarray, mean: float, std: float) -> np.ndarray:
     if block.dtype == np.float64:
         radius = np.sqrt(-2.0 * libm(math.log, 1.0 - block[:, :8]))
         theta = _TWO_PI * block[:, 8:]

@@ -96,3 +96,14 @@ def fma32(a: np.ndarray | float, b: np.ndarray | float, c: np.ndarray | float) -
         exact, error = _two_sum(product[suspect], addend[suspect])
         total[suspect] = _round_to_odd(exact, error)
     return total.astype(_F32)
+
+
+def fma32_normal(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray:
+    """``fma32`` for arguments whose nonzero results are known to be normal floats (as in
+    a polynomial's steps): the float64 sum is rounded to float32 directly unless one of
+    them lies on a float32 midpoint, where the whole step is redone by ``fma32``."""
+    total = np.multiply(a, b, dtype=np.float64)
+    np.add(total, c, out=total)
+    if ((total.view(np.int64) & _BELOW_FLOAT32) == _MIDPOINT).any():
+        return fma32(a, b, c)
+    return total.astype(_F32)

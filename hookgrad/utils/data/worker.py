@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from hookgrad.ops.kernels.cpu import set_num_threads
 from hookgrad.tensor.random import manual_seed
 from hookgrad.utils.data.fetch import DatasetKind
 
@@ -174,11 +175,13 @@ def worker_loop(
     worker_id: int,
     num_workers: int,
 ) -> None:
-    """A worker process's life: seed, call ``init_fn(worker_id)``, then answer requests
-    until told to stop or the main process is gone. Errors are sent back, never raised
-    (an error in ``init_fn`` answers the first request); Ctrl-C ends the loop quietly."""
+    """A worker process's life: one intra-op thread (as torch's workers), seed, call
+    ``init_fn(worker_id)``, then answer requests until told to stop or the main process is
+    gone. Errors are sent back, never raised (an error in ``init_fn`` answers the first
+    request); Ctrl-C ends the loop quietly."""
     global _worker_info
     where = f"in DataLoader worker process {worker_id}"
+    set_num_threads(1)
     try:
         seed = seed_worker(base_seed, worker_id)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)

@@ -94,7 +94,9 @@ def worker_draws(lib: Any) -> Any:
 
         def __getitem__(self, index: int) -> Any:
             info = data_of(lib).get_worker_info()
-            return [info.id, info.seed, lib.rand(()).item(), random.random(), np.random.rand()]
+            threads = lib.get_num_threads()  # torch's workers run ops on one thread
+            draws = [lib.rand(()).item(), random.random(), np.random.rand()]
+            return [info.id, info.seed, threads, *draws]
 
     lib.manual_seed(2)
     loader = data_of(lib).DataLoader(
