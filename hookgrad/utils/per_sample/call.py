@@ -15,9 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from hookgrad.ops.kernels.parallel import for_row_blocks
 from hookgrad.tensor import Tensor
 
 __all__ = ["Call", "Factored", "batch_front", "flat_rows", "materialize"]
+
+_OUTER_GRAIN = 1 << 20  # elements of per-example outer products one block writes
 
 
 def flat_rows(array: np.ndarray, keep: int) -> np.ndarray:
@@ -98,7 +101,15 @@ class Factored:
         """``g`` as ``(batch, groups, p, d)``, from ``b`` (default: unscaled)."""
         a, b = self.a, self.b if b is None else b
         if a.shape[2] == 1:
-            return np.multiply(b[:, :, 0, :, None], a[:, :, 0, None, :])
+            # NOTE: memory-bound outer products, written a few examples at a time on the
+            # intra-op threads
+            out = np.empty(b.shape[:2] + (b.shape[3], a.shape[3]), np.result_type(a, b))
+
+            def rows(part: slice) -> None:
+                np.multiply(b[part, :, 0, :, None], a[part, :, 0, None, :], out=out[part])
+
+            for_row_blocks(len(out), max(1, _OUTER_GRAIN // max(1, out[0].size)), rows)
+            return out
         return np.matmul(np.ascontiguousarray(b.swapaxes(-1, -2)), a)
 
     def _kept(self) -> np.ndarray:
