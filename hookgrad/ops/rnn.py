@@ -64,14 +64,15 @@ def _steps(length: int, reverse: bool) -> range:
 # gates are then one block in the forward, and the three gates whose gradient scales with
 # the cell state's (i, f, g) one block in the backward; the per-step products
 # ``W_hh @ h`` and ``W_hh^T @ dG`` are also the faster way round for BLAS.
-def _gate_order(rows: np.ndarray) -> np.ndarray:
-    """torch's gate blocks (i, f, g, o) of a weight or bias as (o, i, f, g)."""
-    return np.roll(rows, rows.shape[0] // 4, axis=0)
-
-
-def _torch_order(rows: np.ndarray) -> np.ndarray:
-    """Gate blocks (o, i, f, g) back in torch's order (i, f, g, o)."""
-    return np.roll(rows, -(rows.shape[0] // 4), axis=0)
+def _gate_order(rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """torch's gate blocks (i, f, g, o) of a weight or bias as (o, i, f, g), into ``out``
+    if given."""
+    if out is None:
+        out = np.empty_like(rows)
+    block = rows.shape[0] // 4
+    out[:block] = rows[3 * block :]
+    out[block:] = rows[: 3 * block]
+    return out
 
 
 def _workspace(
@@ -100,27 +101,27 @@ def lstm_layer_forward(
     (see ``_workspace``)."""
     steps, batch, features = x.shape
     hidden = hx.shape[1]
-    # Each step's gates in one product: [w_ih | w_hh] @ [x_t ; h].
-    weights = np.concatenate([_gate_order(w_ih), _gate_order(w_hh)], axis=1)
+    # The inputs' part of every step's gates in one product (bias included), then each
+    # step adds w_hh @ h.
+    w_ih_gates, w_hh_gates = _gate_order(w_ih), _gate_order(w_hh)
     bias = (_gate_order(b_ih) + _gate_order(b_hh))[:, None]
     # sigmoid(z) = (1 + tanh(z / 2)) / 2: with the sigmoid gates' rows halved (exactly),
     # one tanh activates all four gates.
-    weights[: 3 * hidden] *= 0.5
-    bias[: 3 * hidden] *= 0.5
+    for rows in (w_ih_gates, w_hh_gates, bias):
+        rows[: 3 * hidden] *= 0.5
+    from_inputs = w_ih_gates @ x.reshape(steps * batch, features).T
+    from_inputs += bias
+    from_inputs = from_inputs.reshape(4 * hidden, steps, batch)
     workspace = np.empty(steps * batch * 6 * hidden, x.dtype)
     gates, cells, tanh_cells = _workspace(workspace, steps, batch, hidden)
-    inputs = np.ascontiguousarray(x.transpose(0, 2, 1))
-    stacked = np.empty((features + hidden, batch), x.dtype)  # [x_t ; h]
-    h = stacked[features:]
-    h[...] = hx.T
+    h = hx.T.copy()  # written in place each step: never a view of hx
     c = np.ascontiguousarray(cx.T)
     states = np.empty((steps, hidden, batch), x.dtype)
     input_part = np.empty((hidden, batch), x.dtype)
     for t in _steps(steps, reverse):
         g = gates[t]
-        stacked[:features] = inputs[t]
-        np.matmul(weights, stacked, out=g)
-        g += bias
+        np.matmul(w_hh_gates, h, out=g)
+        g += from_inputs[:, t]
         np.tanh(g, out=g)
         sigmoids = g[: 3 * hidden]
         sigmoids *= 0.5
@@ -168,7 +169,8 @@ def lstm_layer_backward(
         previous_c[1:], previous_c[0] = cells[:-1], cx.T
         previous_h[1:], previous_h[0] = output[:-1], hx
     # Each step's gate gradients per unit of its hidden-state gradient (o) or cell-state
-    # gradient (i, f, g): the derivatives of the activations times the other factor.
+    # gradient (i, f, g): the derivatives of the activations times the other factor; and
+    # the cell state's gradient per unit of the hidden state's.
     scale = np.empty_like(gates)
     sigmoids = scale[:, : 3 * hidden]
     np.subtract(1, gates[:, : 3 * hidden], out=sigmoids)
@@ -202,14 +204,18 @@ def lstm_layer_backward(
         )
         grad_c *= f[t]
         grad_h = w_hh_t @ step_grad
-    # (4H, T * B): the gate gradients of every step, one column per (step, sample).
-    columns = np.ascontiguousarray(grad_gates.transpose(1, 0, 2)).reshape(4 * hidden, -1)
+    # (4H, T * B): the gate gradients of every step, one column per (step, sample), back
+    # in torch's gate order (i, f, g, o), so that the weights' gradients come out in it.
+    columns = np.empty((4 * hidden, steps, batch), gates.dtype)
+    columns[: 3 * hidden] = grad_gates[:, hidden:].transpose(1, 0, 2)
+    columns[3 * hidden :] = grad_gates[:, :hidden].transpose(1, 0, 2)
+    columns = columns.reshape(4 * hidden, -1)
     grad_x = None
     if need_input:
-        grad_x = (columns.T @ _gate_order(w_ih)).reshape(x.shape)
-    grad_w_ih = _torch_order(columns @ x.reshape(steps * batch, -1))
-    grad_w_hh = _torch_order(columns @ previous_h.reshape(steps * batch, hidden))
-    grad_b = _torch_order(columns.sum(1))
+        grad_x = (columns.T @ w_ih).reshape(x.shape)
+    grad_w_ih = columns @ x.reshape(steps * batch, -1)
+    grad_w_hh = columns @ previous_h.reshape(steps * batch, hidden)
+    grad_b = columns.sum(1)
     return grad_x, grad_w_ih, grad_w_hh, grad_b, grad_h.T.copy(), grad_c.T.copy()
 
 
