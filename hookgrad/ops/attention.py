@@ -23,23 +23,42 @@ from hookgrad.ops.util import wrap_dim
 # ---------------------------------------------------------------- array kernels
 
 
-def _bias(
+def _causal_bias(rows: slice, keys: int, dtype: np.dtype) -> np.ndarray:
+    """-inf where a key comes after its query, for query ``rows`` and the first ``keys``
+    keys (torch's causal mask: query ``i`` sees keys ``j <= i``)."""
+    return np.triu(np.full((rows.stop - rows.start, keys), -np.inf, dtype), rows.start + 1)
+
+
+def _block(mask: np.ndarray | None, rows: slice, keys: int) -> np.ndarray | None:
+    """The part of a (broadcastable) mask for query ``rows`` and the first ``keys`` keys."""
+    if mask is None:
+        return None
+    rows = rows if mask.shape[-2] > 1 else slice(None)
+    columns = slice(0, keys) if mask.shape[-1] > 1 else slice(None)
+    return mask[..., rows, columns]
+
+
+def _blocks(
     mask: np.ndarray | None, is_causal: bool, length: int, source: int, dtype: np.dtype
-) -> np.ndarray | None:
-    """What is added to the scores: the mask, and -inf where a key comes after its query
-    (``is_causal``); None for nothing."""
+) -> list[tuple[slice, int, np.ndarray | None]]:
+    """``(query rows, keys used, bias)`` for each block of query rows. With a causal mask
+    and enough rows, blocks of rows skip the keys none of their queries sees (as torch's
+    flash kernel skips the masked tiles): about 40% of the work for 4 or more blocks;
+    otherwise one block of everything."""
     if not is_causal:
-        return mask
-    causal = np.triu(np.full((length, source), -np.inf, dtype), 1)
-    return causal if mask is None else mask + causal
+        return [(slice(0, length), source, mask)]
+    size = length if length < 2 * _MIN_BLOCK_ROWS else max(_MIN_BLOCK_ROWS, length // 8)
+    blocks = []
+    for start in range(0, length, size):
+        rows = slice(start, min(start + size, length))
+        keys = min(rows.stop, source)
+        bias = _causal_bias(rows, keys, dtype)
+        part = _block(mask, rows, keys)
+        blocks.append((rows, keys, bias if part is None else part + bias))
+    return blocks
 
 
-def _scores(q_scaled: np.ndarray, k: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
-    """``(q * scale) k^T + bias``."""
-    scores = np.matmul(q_scaled, k.swapaxes(-1, -2))
-    if bias is not None:
-        scores += bias
-    return scores
+_MIN_BLOCK_ROWS = 32
 
 
 def _shared_heads(q: np.ndarray, kv: np.ndarray) -> np.ndarray:
@@ -55,6 +74,23 @@ def _group_sum(grad: np.ndarray, heads: int) -> np.ndarray:
     return grad.reshape(grad.shape[0], heads, -1, *grad.shape[2:]).sum(2)
 
 
+def _transposed(a: np.ndarray) -> np.ndarray:
+    """The last two dims swapped, in memory: BLAS multiplies a few rows by it about
+    twice as fast as by a transposed view."""
+    return np.ascontiguousarray(a.swapaxes(-1, -2))
+
+
+def _probabilities(
+    q_scaled: np.ndarray, k_t: np.ndarray, bias: np.ndarray | None, logsumexp: np.ndarray
+) -> np.ndarray:
+    """``exp((q * scale) k^T + bias - logsumexp)``: the attention weights again."""
+    probs = np.matmul(q_scaled, k_t)
+    if bias is not None:
+        probs += bias
+    probs -= logsumexp[..., None]
+    return np.exp(probs, out=probs)
+
+
 def flash_attention_forward(
     q: np.ndarray,
     k: np.ndarray,
@@ -67,17 +103,24 @@ def flash_attention_forward(
     before its product with the keys); key and value may have fewer heads than the query
     (dim 1), each shared by a group of query heads."""
     k, v = _shared_heads(q, k), _shared_heads(q, v)
-    bias = _bias(mask, is_causal, q.shape[-2], k.shape[-2], q.dtype)
-    scores = _scores(q * q.dtype.type(scale), k, bias)
-    row_max = scores.max(-1, keepdims=True)
-    row_max[np.isneginf(row_max)] = 0  # a row masked out entirely: zeros, not NaN
-    scores -= row_max
-    np.exp(scores, out=scores)
-    total = scores.sum(-1, keepdims=True)
-    total[total == 0] = 1
-    output = np.matmul(scores, v)
-    output /= total
-    logsumexp = (row_max + np.log(total))[..., 0]
+    q_scaled = q * q.dtype.type(scale)
+    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    output = np.empty(batch + (q.shape[-2], v.shape[-1]), q.dtype)
+    logsumexp = np.empty(output.shape[:-1], q.dtype)
+    k_t = _transposed(k)
+    for rows, keys, bias in _blocks(mask, is_causal, q.shape[-2], k.shape[-2], q.dtype):
+        scores = np.matmul(q_scaled[..., rows, :], k_t[..., :keys])
+        if bias is not None:
+            scores += bias
+        row_max = scores.max(-1, keepdims=True)
+        row_max[np.isneginf(row_max)] = 0  # a row masked out entirely: zeros, not NaN
+        scores -= row_max
+        np.exp(scores, out=scores)
+        total = scores.sum(-1, keepdims=True)
+        total[total == 0] = 1
+        block = np.matmul(scores, v[..., :keys, :], out=output[..., rows, :])
+        block /= total
+        logsumexp[..., rows] = (row_max + np.log(total))[..., 0]
     return output, logsumexp
 
 
@@ -94,20 +137,29 @@ def flash_attention_backward(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The gradients of ``q, k, v``: the probabilities again from the log-sum-exp, then
     ``dV = P^T dO``, ``dS = P * (dO V^T - rowsum(dO * O))``, ``dQ = dS K s``,
-    ``dK = dS^T Q s``."""
+    ``dK = dS^T Q s`` (block by block of query rows, as the forward)."""
     heads = k.shape[1]
     k, v = _shared_heads(q, k), _shared_heads(q, v)
     q_scaled = q * q.dtype.type(scale)
-    probs = _scores(q_scaled, k, _bias(mask, is_causal, q.shape[-2], k.shape[-2], q.dtype))
-    probs -= logsumexp[..., None]
-    np.exp(probs, out=probs)
-    grad_v = np.matmul(probs.swapaxes(-1, -2), grad)
-    grad_scores = np.matmul(grad, v.swapaxes(-1, -2))
-    grad_scores -= np.einsum("...i,...i->...", grad, output)[..., None]
-    grad_scores *= probs
-    grad_q = np.matmul(grad_scores, k)
+    blocks = _blocks(mask, is_causal, q.shape[-2], k.shape[-2], q.dtype)
+    row_terms = np.einsum("...i,...i->...", grad, output)[..., None]
+    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], grad.shape[:-2])
+    grad_q = np.empty(batch + q.shape[-2:], q.dtype)
+    grad_k, grad_v = (
+        np.zeros(batch + k.shape[-2:], k.dtype),
+        np.zeros(batch + v.shape[-2:], v.dtype),
+    )
+    k_t, v_t = _transposed(k), _transposed(v)
+    for rows, keys, bias in blocks:
+        probs = _probabilities(q_scaled[..., rows, :], k_t[..., :keys], bias, logsumexp[..., rows])
+        grad_rows = grad[..., rows, :]
+        grad_v[..., :keys, :] += np.matmul(probs.swapaxes(-1, -2), grad_rows)
+        grad_scores = np.matmul(grad_rows, v_t[..., :keys])
+        grad_scores -= row_terms[..., rows, :]
+        grad_scores *= probs
+        np.matmul(grad_scores, k[..., :keys, :], out=grad_q[..., rows, :])
+        grad_k[..., :keys, :] += np.matmul(grad_scores.swapaxes(-1, -2), q_scaled[..., rows, :])
     grad_q *= grad_q.dtype.type(scale)
-    grad_k = np.matmul(grad_scores.swapaxes(-1, -2), q_scaled)
     return grad_q, _group_sum(grad_k, heads), _group_sum(grad_v, heads)
 
 

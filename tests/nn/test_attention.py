@@ -66,6 +66,18 @@ SDPA = [
         {"attn_mask": ("float", (4, 5)), "is_causal": True},
     ),
     ("flash_gqa", ((2, 4, 4, 8), (2, 2, 5, 8), (2, 2, 5, 8)), {"enable_gqa": True}),
+    # long enough for blocks of query rows that skip the keys a causal mask hides
+    ("flash_causal_blocks", ((1, 2, 70, 4), (1, 2, 70, 4), (1, 2, 70, 4)), {"is_causal": True}),
+    (
+        "flash_causal_blocks_fewer_keys_key_mask",
+        ((2, 2, 80, 4), (2, 2, 50, 4), (2, 2, 50, 4)),
+        {"attn_mask": ("float", (2, 1, 1, 50)), "is_causal": True},
+    ),
+    (
+        "flash_causal_blocks_more_keys_full_mask",
+        ((1, 1, 66, 4), (1, 1, 90, 4), (1, 1, 90, 4)),
+        {"attn_mask": ("float", (66, 90)), "is_causal": True},
+    ),
     ("math_3d_causal", ((3, 4, 8), (3, 5, 8), (3, 5, 8)), {"is_causal": True}),
     ("math_3d_fully_masked_rows", ((3, 4, 8), (3, 5, 8), (3, 5, 8)), {"attn_mask": FULLY_MASKED}),
     ("math_2d", ((4, 8), (5, 8), (5, 8)), {}),
