@@ -35,7 +35,12 @@ import numpy as np
 
 from hookgrad import grad_mode, hooks
 from hookgrad.graph import anomaly
-from hookgrad.graph.accumulate import AccumulateGrad
+from hookgrad.graph.accumulate import (
+    GRAD_DTYPE_UNSET,
+    AccumulateGrad,
+    as_grad_dtype,
+    leaf_grad_dtype,
+)
 from hookgrad.graph.hook_results import check_single_result
 from hookgrad.graph.node import Edge, Node
 from hookgrad.hooks import call_hook, hook_name
@@ -355,6 +360,8 @@ def _pop(heap: list[tuple[int, Node]]) -> Node:
 
 
 def _run_node(task: _GraphTask, node: Node, grads: list[Any]) -> tuple[Any, ...]:
+    if type(node) is AccumulateGrad and node.variable._grad_dtype is not GRAD_DTYPE_UNSET:
+        grads = [as_grad_dtype(node.variable, grads[0])]
     if node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None:
         grads = _call_tensor_pre_hooks(node, grads)
     if task.captures:
@@ -470,12 +477,17 @@ def _validate_outputs(node: Node, grad_inputs: Any) -> tuple[Any, ...]:
             continue
         if fixed is None:
             fixed = list(grad_inputs)
-        fixed[index] = _conform(node, index, grad, meta[0], meta[1])
+        dtype = meta[1]
+        target = node.next_functions[index][0]
+        if type(target) is AccumulateGrad:
+            dtype = leaf_grad_dtype(target.variable, dtype)  # its grad_dtype, where set
+        fixed[index] = _conform(node, index, grad, meta[0], dtype)
     return grad_inputs if fixed is None else tuple(fixed)
 
 
 def _conform(node: Node, index: int, grad: Any, shape: tuple[int, ...], dtype: Any) -> Any:
-    """``grad`` summed down to ``shape`` (if it is broadcast) and cast to ``dtype``."""
+    """``grad`` summed down to ``shape`` (if it is broadcast) and cast to ``dtype`` (None:
+    kept as it is)."""
     if grad._data.shape != shape:
         if not _expandable(shape, grad._data.shape):
             raise RuntimeError(
@@ -483,7 +495,7 @@ def _conform(node: Node, index: int, grad: Any, shape: tuple[int, ...], dtype: A
                 f"- got {list(grad.shape)} but expected shape compatible with {list(shape)}"
             )
         grad = grad.sum_to_size(shape)
-    if grad._data.dtype != dtype:
+    if dtype is not None and grad._data.dtype != dtype:
         if grad._data.dtype.kind == "c" and dtype.kind != "c":
             grad = grad.real  # a real input gets the real part (torch: silently)
         grad = grad.to(dtype)

@@ -9,6 +9,19 @@ from hookgrad.graph.hook_results import check_single_result
 from hookgrad.graph.node import Node, next_sequence_nr
 from hookgrad.hooks import call_hook
 
+# A leaf's ``_grad_dtype`` while ``grad_dtype`` was never set (its gradients take its dtype).
+GRAD_DTYPE_UNSET = object()
+
+
+def leaf_grad_dtype(variable: Any, default: Any) -> Any:
+    """The dtype a gradient for ``variable`` is cast to: ``default`` (the dtype recorded
+    for it) unless its ``grad_dtype`` was set; None: no cast."""
+    chosen = variable._grad_dtype
+    if chosen is GRAD_DTYPE_UNSET:
+        return default
+    return None if chosen is None else chosen.np
+
+
 # NOTE: one lock for every leaf: concurrent backward passes sharing a leaf must not
 # lose an accumulation; contention is negligible next to the arithmetic.
 _accumulate_lock = threading.Lock()
@@ -47,6 +60,15 @@ class AccumulateGrad(Node):
             if hooks:
                 _call_post_accumulate_hooks(variable, hooks)
         return ()
+
+
+def as_grad_dtype(variable: Any, grad: Any) -> Any:
+    """``grad`` cast to ``variable.grad_dtype`` where that is set to a dtype (the engine
+    does it before the leaf's hooks see it)."""
+    chosen = variable._grad_dtype
+    if chosen is GRAD_DTYPE_UNSET or chosen is None or grad is None or grad.dtype == chosen:
+        return grad
+    return grad.to(chosen)
 
 
 def _call_post_accumulate_hooks(variable: Any, hooks: Any) -> None:

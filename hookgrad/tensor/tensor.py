@@ -18,7 +18,7 @@ import numpy as np
 
 from hookgrad import grad_mode
 from hookgrad.graph import history
-from hookgrad.graph.accumulate import AccumulateGrad, CopyBackwards
+from hookgrad.graph.accumulate import GRAD_DTYPE_UNSET, AccumulateGrad, CopyBackwards
 from hookgrad.graph.history import CreationMeta
 from hookgrad.graph.node import Node
 from hookgrad.graph.version import VersionCounter
@@ -35,6 +35,13 @@ if TYPE_CHECKING:
     from hookgrad.tensor.attached import AttachedMethods
 else:
     AttachedMethods = object
+
+_GRAD_DTYPE_ADVICE = (
+    "The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You "
+    "can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+    "may break downstream systems that assume they match."
+)
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
@@ -84,6 +91,8 @@ class Tensor(AttachedMethods):
     _grad = None
     _backward_hooks: HookDict | None = None
     _post_accumulate_grad_hooks: HookDict | None = None
+    # A leaf's ``grad_dtype`` when set: a dtype, or None for any (unset: its own dtype).
+    _grad_dtype: Any = GRAD_DTYPE_UNSET
     _retains_grad = False
     _detached_in_place = False  # a non-leaf ``detach_()``ed: saved inputs refuse to unpack
     _accumulator_ref = None
@@ -267,11 +276,47 @@ class Tensor(AttachedMethods):
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
-            if value.dtype != self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+            expected = self.dtype if self._grad_dtype is GRAD_DTYPE_UNSET else self._grad_dtype
+            if expected is not None and value.dtype != expected:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{dtypes.cpp_name(value.dtype)}' to a tensor with grad_dtype "
+                    f"'{dtypes.legacy_name(expected)}'. {_GRAD_DTYPE_ADVICE}"
+                )
             if value._data.shape != self._data.shape:
                 raise RuntimeError("assigned grad has data of a different size")
         self._grad = value
+
+    @property
+    def grad_dtype(self) -> dtypes.dtype | None:
+        """The dtype a leaf's ``.grad`` must have: its own dtype unless set; set to a dtype,
+        incoming gradients are cast to it; set to None, any dtype is kept. Example::
+
+            x = hookgrad.ones(2, requires_grad=True)
+            x.grad_dtype = hookgrad.float64
+            (x * 2).sum().backward()        # x.grad is float64
+        """
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        return self.dtype if self._grad_dtype is GRAD_DTYPE_UNSET else self._grad_dtype
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: dtypes.dtype | None) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, dtypes.dtype):
+            raise RuntimeError(
+                f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}"
+            )
+        current = self._grad
+        if value is not None and current is not None and current.dtype != value:
+            raise RuntimeError(
+                f"Cannot set grad_dtype to '{dtypes.legacy_name(value)}' because there is "
+                f"already a gradient with dtype '{dtypes.cpp_name(current.dtype)}'. Please "
+                "clear the gradient (.grad = None) before changing grad_dtype, or ensure the "
+                "new grad_dtype matches the existing gradient's dtype."
+            )
+        self._grad_dtype = value
 
     @property
     def retains_grad(self) -> bool:
