@@ -103,12 +103,14 @@ class FormattedTimesMixin:
     @property
     def cpu_time(self) -> float:
         count = self.count  # type: ignore[attr-defined]
-        return 0.0 if count == 0 else 1.0 * self.cpu_time_total / count  # type: ignore[attr-defined]
+        total = self.cpu_time_total  # type: ignore[attr-defined]
+        return 0.0 if count == 0 else 1.0 * total / count
 
     @property
     def device_time(self) -> float:
         count = self.count  # type: ignore[attr-defined]
-        return 0.0 if count == 0 else 1.0 * self.device_time_total / count  # type: ignore[attr-defined]
+        total = self.device_time_total  # type: ignore[attr-defined]
+        return 0.0 if count == 0 else 1.0 * total / count
 
 
 class Interval:

@@ -157,7 +157,13 @@ class BatchedArray(np.ndarray):
     def __deepcopy__(self, memo: Any) -> Any:
         return self.copy()
 
-    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", **kw: Any) -> Any:  # type: ignore[override]
+    def astype(  # type: ignore[override]
+        self,
+        dtype: Any,
+        order: str = "K",
+        casting: str = "unsafe",
+        **kw: Any,
+    ) -> Any:
         return _each(self, lambda v: v.astype(dtype, order, casting, **kw))
 
     def view(self, *args: Any, **kwargs: Any) -> Any:
@@ -166,7 +172,12 @@ class BatchedArray(np.ndarray):
             raise RuntimeError(ORPHAN_ERROR)
         return _each(self, lambda v: v.view(*args, **kwargs))
 
-    def reshape(self, *shape: Any, order: str = "C", copy: Any = None) -> Any:  # type: ignore[override]
+    def reshape(  # type: ignore[override]
+        self,
+        *shape: Any,
+        order: str = "C",
+        copy: Any = None,
+    ) -> Any:
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = tuple(shape[0])
         target = _resolve_shape(shape, self.size)
@@ -232,7 +243,12 @@ class BatchedArray(np.ndarray):
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
-    def sort(self, axis: int = -1, kind: Any = None, order: Any = None) -> None:  # type: ignore[override]
+    def sort(  # type: ignore[override]
+        self,
+        axis: int = -1,
+        kind: Any = None,
+        order: Any = None,
+    ) -> None:
         self[...] = np.sort(self, axis=axis, kind=kind)
 
 

@@ -403,7 +403,8 @@ def _elementwise_rule(cls: type) -> Callable[[Context], Any]:
     """torch's ``auto_element_wise``: ``(backward(grad=tangent.conj())).conj()``."""
     signature = cls.signature  # type: ignore[attr-defined]
     inputs = list(signature.inputs)
-    edges = cls.edge_inputs if cls.edge_inputs is not None else range(len(inputs))  # type: ignore[attr-defined]
+    declared = cls.edge_inputs  # type: ignore[attr-defined]
+    edges = declared if declared is not None else range(len(inputs))
     (index,) = tuple(edges)
     source = cls._formulas[0].source  # type: ignore[attr-defined]
     known = {"grad", "result", *inputs, *signature.params}

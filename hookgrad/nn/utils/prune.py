@@ -262,7 +262,12 @@ class RandomUnstructured(BasePruningMethod):
         return mask
 
     @classmethod
-    def apply(cls, module: Module, name: str, amount: float) -> BasePruningMethod:  # type: ignore[override]
+    def apply(  # type: ignore[override]
+        cls,
+        module: Module,
+        name: str,
+        amount: float,
+    ) -> BasePruningMethod:
         """Prune ``module.<name>`` at random."""
         return super().apply(module, name, amount=amount)
 
@@ -386,7 +391,12 @@ class CustomFromMask(BasePruningMethod):
         return default_mask * self.mask.to(dtype=default_mask.dtype)
 
     @classmethod
-    def apply(cls, module: Module, name: str, mask: Tensor) -> BasePruningMethod:  # type: ignore[override]
+    def apply(  # type: ignore[override]
+        cls,
+        module: Module,
+        name: str,
+        mask: Tensor,
+    ) -> BasePruningMethod:
         """Prune ``module.<name>`` with ``mask``."""
         return super().apply(module, name, mask=mask)
 

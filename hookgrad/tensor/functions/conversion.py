@@ -334,8 +334,7 @@ def to_dlpack(tensor: Any) -> Any:
     """A DLPack capsule (``"dltensor"``) on ``tensor``'s memory, for another library's
     ``from_dlpack``; it can be consumed once. Example::
 
-        import torch
-        t = torch.from_dlpack(hookgrad.to_dlpack(x))      # torch's tensor on x's memory
+        capsule = hookgrad.to_dlpack(x)     # for another library's from_dlpack(capsule)
     """
     return __dlpack__(tensor)
 

@@ -137,8 +137,9 @@ class non_deterministic:
                 f"boolean value, but {type(result)} is found"
             )
         if _determinism and result:
+            name = self.cls.__name__  # type: ignore[union-attr]
             raise TypeError(
-                f"{self.cls.__name__} is non-deterministic with the inputs, but you set "  # type: ignore[union-attr]
+                f"{name} is non-deterministic with the inputs, but you set "
                 "'guaranteed_datapipes_determinism'. You can turn off determinism for this "
                 "DataPipe if that is acceptable for your application"
             )
