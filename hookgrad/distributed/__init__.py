@@ -30,7 +30,6 @@ reductions), ``bootstrap`` (torchrun-style start), ``run`` (the launcher),
 
 from hookgrad.distributed import algorithms
 from hookgrad.distributed.collectives import (
-    P2POp,
     all_gather,
     all_gather_coalesced,
     all_gather_into_tensor,
@@ -39,18 +38,13 @@ from hookgrad.distributed.collectives import (
     all_to_all,
     all_to_all_single,
     barrier,
-    batch_isend_irecv,
     broadcast,
     gather,
-    irecv,
-    isend,
     monitored_barrier,
-    recv,
     reduce,
     reduce_scatter,
     reduce_scatter_tensor,
     scatter,
-    send,
 )
 from hookgrad.distributed.errors import (
     DebugLevel,
@@ -72,6 +66,7 @@ from hookgrad.distributed.object_collectives import (
     scatter_object_list,
     send_object_list,
 )
+from hookgrad.distributed.point_to_point import P2POp, batch_isend_irecv, irecv, isend, recv, send
 from hookgrad.distributed.process_group import (
     Backend,
     GroupMember,

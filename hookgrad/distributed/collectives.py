@@ -1,8 +1,9 @@
 """The collectives on tensors, with torch's signatures and in-place conventions, each one
 MPI call: ``all_reduce``, ``broadcast``, ``reduce``, ``all_gather``,
 ``all_gather_into_tensor``, ``gather``, ``scatter``, ``reduce_scatter``,
-``reduce_scatter_tensor``, ``all_to_all``, ``all_to_all_single``, ``barrier``; the
-point-to-point ``send``/``recv``/``isend``/``irecv`` and ``batch_isend_irecv``.
+``reduce_scatter_tensor``, ``all_to_all``, ``all_to_all_single``, ``barrier``
+(point-to-point messages are in ``point_to_point``, the checks and buffers every one of
+them uses in ``collective_args``).
 
 Every function writes its result into the tensors it is given (contiguous or not: a
 non-contiguous tensor is sent from, or received into, a contiguous copy), returns None, or
@@ -26,10 +27,26 @@ from typing import Any
 import numpy as np
 
 from hookgrad.distributed import transport
+from hookgrad.distributed.collective_args import (
+    _agree,
+    _as_reals,
+    _avg,
+    _check_single_tensor,
+    _check_tensor_list,
+    _describe,
+    _problem,
+    _root,
+    _same_dtype,
+    _spec,
+    _start,
+    _store,
+    _target,
+    _wire,
+    _wire_count,
+)
 from hookgrad.distributed.errors import DistBackendError
 from hookgrad.distributed.process_group import (
     ProcessGroup,
-    get_group_rank,
     not_member,
     resolve,
 )
@@ -38,7 +55,6 @@ from hookgrad.distributed.work import Work
 from hookgrad.tensor.tensor import Tensor
 
 __all__ = [
-    "P2POp",
     "all_gather",
     "all_gather_coalesced",
     "all_gather_into_tensor",
@@ -47,199 +63,14 @@ __all__ = [
     "all_to_all",
     "all_to_all_single",
     "barrier",
-    "batch_isend_irecv",
     "broadcast",
     "gather",
-    "irecv",
-    "isend",
     "monitored_barrier",
-    "recv",
     "reduce",
     "reduce_scatter",
     "reduce_scatter_tensor",
     "scatter",
-    "send",
 ]
-
-Finish = Callable[[list[Any]], None]
-
-
-# -- argument checks, with torch's messages ------------------------------------------------
-
-
-def _check_single_tensor(param: Any, param_name: str) -> np.ndarray:
-    if not isinstance(param, Tensor):
-        raise TypeError(
-            f"Invalid function argument. Expected parameter `{param_name}` of type "
-            f"torch.Tensor\n             but got {type(param)} instead."
-        )
-    return param._data
-
-
-def _check_tensor_list(param: Any, param_name: str) -> list[np.ndarray]:
-    if not isinstance(param, list):
-        raise TypeError(
-            f"Invalid function argument. Expected parameter `{param_name}` of type "
-            f"List[torch.Tensor]\n             but got {type(param)} instead."
-        )
-    if not all(isinstance(p, Tensor) for p in param):
-        raise TypeError(
-            f"Invalid function argument. Expected parameter `{param_name}` of type "
-            f"List[torch.Tensor]\n             but got {type(param)} with elements of type "
-            f"{[type(p) for p in param]}."
-        )
-    return [p._data for p in param]
-
-
-def _same_dtype(*arrays: np.ndarray) -> None:
-    """torch's ``_ensure_all_tensors_same_dtype`` (a complex dtype matches its parts)."""
-    last = None
-    for a in arrays:
-        kind = a.dtype if a.dtype.kind != "c" else np.dtype(f"f{a.dtype.itemsize // 2}")
-        if last is not None and kind != last:
-            raise ValueError(
-                f"Invalid usage of tensors with different dtypesFound torch.{last} and  "
-                f"torch.{a.dtype}"
-            )
-        last = kind
-
-
-def _root(
-    group: ProcessGroup, rank: int | None, group_rank: int | None, name: str, default: bool
-) -> int:
-    """The group rank of a collective's root, given as a global or a group rank."""
-    if rank is not None and group_rank is not None:
-        raise ValueError("Can't specify both group_rank and global_rank")
-    if rank is not None:
-        found = get_group_rank(group, rank) if 0 <= rank < _world_size() else rank
-    elif group_rank is not None:
-        found = group_rank
-    elif default:
-        found = 0
-    else:
-        raise ValueError("Must specify global_rank or group_rank")
-    if not 0 <= found < group.size():
-        raise RuntimeError(f"ProcessGroupMPI::{name}: invalid root rank: {found}")
-    return found
-
-
-def _world_size() -> int:
-    return resolve(None).size()
-
-
-def _describe(a: np.ndarray) -> str:
-    return f"torch.{a.dtype} tensor of shape {list(a.shape)}"
-
-
-def _agree(
-    group: ProcessGroup,
-    name: str,
-    key: Any,
-    description: str,
-    problem: Exception | None = None,
-) -> None:
-    """Raise on every rank if the ranks' ``key``s differ or one rank found a ``problem``
-    with its own arguments: one all-reduce of a fingerprint, and on a mismatch an
-    all-gather of each rank's ``description`` for the message.
-
-    A rank whose own arguments are wrong (a list of the wrong length on the root...)
-    raises its error; the others raise a RuntimeError naming it, instead of waiting in
-    the collective for a rank that will never come.
-    """
-    if group.size() == 1:
-        if problem is not None:
-            raise problem
-        return
-    mpi = transport.load()
-    code = zlib.crc32(repr(key).encode())
-    flags = np.array([code, -code, problem is not None], dtype=np.int64)
-    group._comm.Allreduce(mpi.IN_PLACE, flags, op=mpi.MAX)
-    if flags[0] == -flags[1] and not flags[2]:
-        return
-    everyone = group._comm.allgather((description, None if problem is None else str(problem)))
-    if problem is not None:
-        raise problem
-    failed = [f"rank {r}: {error}" for r, (_, error) in enumerate(everyone) if error]
-    if failed:
-        raise DistBackendError(f"{name}: another rank's arguments are wrong ({'; '.join(failed)})")
-    lines = "; ".join(f"rank {r}: {d}" for r, (d, _) in enumerate(everyone))
-    raise DistBackendError(f"{name}: the ranks' tensors do not match ({lines})")
-
-
-def _problem(*checks: Callable[[], object]) -> Exception | None:
-    """The first error the local ``checks`` raise, kept for ``_agree`` (so that every rank
-    raises, not only this one)."""
-    for local_check in checks:
-        try:
-            local_check()
-        except (ValueError, RuntimeError) as error:
-            return error
-    return None
-
-
-# -- buffers --------------------------------------------------------------------------------
-
-
-def _wire(a: np.ndarray) -> np.ndarray:
-    """``a`` as a contiguous 1-D array (a copy if it is not contiguous), complex numbers
-    as pairs of reals."""
-    return _as_reals(np.ascontiguousarray(a).reshape(-1))
-
-
-def _as_reals(flat: np.ndarray) -> np.ndarray:
-    """A contiguous 1-D array, complex numbers seen as pairs of reals (the collectives
-    that move data without reducing it send them so)."""
-    if flat.dtype.kind == "c":
-        return flat.view(np.dtype(f"f{flat.dtype.itemsize // 2}"))
-    return flat
-
-
-def _target(a: np.ndarray) -> tuple[np.ndarray, bool]:
-    """A contiguous 1-D array to receive into for ``a``: ``a``'s own memory when it is
-    contiguous and writable, else a copy (then True: copy it back with ``_store``)."""
-    if a.flags.c_contiguous and a.flags.writeable:
-        return a.reshape(-1), False
-    return np.ascontiguousarray(a).reshape(-1), True
-
-
-def _store(a: np.ndarray, flat: np.ndarray) -> None:
-    a[...] = flat.view(a.dtype).reshape(a.shape)
-
-
-def _spec(flat: np.ndarray, counts: list[int] | None = None) -> list[Any]:
-    datatype = transport.datatype(flat.dtype)
-    if counts is None:
-        return [flat, datatype]
-    return [flat, (counts, _displacements(counts)), datatype]
-
-
-def _displacements(counts: list[int]) -> list[int]:
-    return [int(x) for x in np.concatenate([[0], np.cumsum(counts)[:-1]])] if counts else []
-
-
-def _wire_count(a: np.ndarray) -> int:
-    return int(a.size) * (2 if a.dtype.kind == "c" else 1)
-
-
-def _start(
-    async_op: bool,
-    blocking: Callable[[], Any],
-    nonblocking: Callable[[], Any],
-    finish: Finish | None,
-    result: list[Any],
-) -> Work | None:
-    """Run an MPI call now (``finish`` then does the copy-back), or start it and return
-    its ``Work``."""
-    if async_op:
-        return Work([nonblocking()], finish, result)
-    blocking()
-    if finish is not None:
-        finish([])
-    return None
-
-
-def _avg(op: Any) -> bool:
-    return (op.op if isinstance(op, ReduceOp) else op) is ReduceOp.AVG
 
 
 # -- collectives ----------------------------------------------------------------------------
@@ -951,171 +782,3 @@ def monitored_barrier(
         dist.monitored_barrier(timeout=datetime.timedelta(seconds=30))
     """
     barrier(group, timeout=timeout if timeout is not None else timedelta(minutes=30))
-
-
-# -- point to point ---------------------------------------------------------------------------
-
-
-def _peer(group: ProcessGroup, rank: int | None, group_rank: int | None, what: str) -> int:
-    if rank is None and group_rank is None:
-        raise ValueError(f"Must specify global_rank or group_rank ({what})")
-    peer = _root(group, rank, group_rank, what, default=False)
-    if peer == group.rank():
-        kind = "destination" if what in ("send", "isend") else "source"
-        raise ValueError(
-            f"Invalid {kind} rank: {kind} rank should not be the same as the rank of the "
-            "current process."
-        )
-    return peer
-
-
-def send(
-    tensor: Tensor,
-    dst: int | None = None,
-    group: ProcessGroup | None = None,
-    tag: int = 0,
-    group_dst: int | None = None,
-) -> None:
-    """Send ``tensor`` to rank ``dst`` (which receives it with ``recv``); blocks until the
-    data is on its way. Example: ``dist.send(torch.ones(2), dst=1)``."""
-    a = _check_single_tensor(tensor, "tensor")
-    group = resolve(group)
-    if not_member(group, "send"):
-        return
-    peer = _peer(group, dst, group_dst, "send")
-    group._comm.Send(_spec(_wire(a)), dest=peer, tag=tag)
-
-
-def isend(
-    tensor: Tensor,
-    dst: int | None = None,
-    group: ProcessGroup | None = None,
-    tag: int = 0,
-    group_dst: int | None = None,
-) -> Work | None:
-    """Start sending ``tensor`` to rank ``dst``; return its ``Work`` (do not change
-    ``tensor`` before ``wait()``). Example: ``dist.isend(t, dst=1).wait()``."""
-    a = _check_single_tensor(tensor, "tensor")
-    group = resolve(group)
-    if not_member(group, "isend"):
-        return None
-    peer = _peer(group, dst, group_dst, "isend")
-    wire = _wire(a)
-    return Work([group._comm.Isend(_spec(wire), dest=peer, tag=tag)], None, [tensor])
-
-
-def recv(
-    tensor: Tensor,
-    src: int | None = None,
-    group: ProcessGroup | None = None,
-    tag: int = 0,
-    group_src: int | None = None,
-) -> int:
-    """Receive into ``tensor`` what rank ``src`` (default: any rank) sends with ``send``;
-    return the sender's rank. Example: ``sender = dist.recv(t)``."""
-    a = _check_single_tensor(tensor, "tensor")
-    group = resolve(group)
-    if not_member(group, "recv"):
-        return -1
-    mpi = transport.load()
-    source = mpi.ANY_SOURCE
-    if src is not None or group_src is not None:
-        source = _peer(group, src, group_src, "recv")
-    flat, copied = _target(a)
-    wire = _as_reals(flat)
-    status = mpi.Status()
-    group._comm.Probe(source=source, tag=tag, status=status)
-    _check_received(status, wire, a)
-    group._comm.Recv(_spec(wire), source=status.Get_source(), tag=tag)
-    if copied:
-        _store(a, flat)
-    return group._ranks[status.Get_source()]
-
-
-def _check_received(status: Any, wire: np.ndarray, a: np.ndarray) -> None:
-    count = status.Get_count(transport.datatype(wire.dtype))
-    if count != wire.size:
-        raise RuntimeError(
-            f"recv: rank {status.Get_source()} sent {count} elements of {wire.dtype}, but "
-            f"the receiving tensor is a {_describe(a)} ({wire.size} elements)"
-        )
-
-
-def irecv(
-    tensor: Tensor,
-    src: int | None = None,
-    group: ProcessGroup | None = None,
-    tag: int = 0,
-    group_src: int | None = None,
-) -> Work | None:
-    """Start receiving into ``tensor`` from rank ``src`` (default: any); return its
-    ``Work``: ``tensor`` holds the data after ``wait()``, and ``source_rank()`` tells who
-    sent it. Example: ``dist.irecv(t, src=0).wait()``."""
-    a = _check_single_tensor(tensor, "tensor")
-    group = resolve(group)
-    if not_member(group, "irecv"):
-        return None
-    mpi = transport.load()
-    source = mpi.ANY_SOURCE
-    if src is not None or group_src is not None:
-        source = _peer(group, src, group_src, "irecv")
-    flat, copied = _target(a)
-    wire = _as_reals(flat)
-    request = group._comm.Irecv(_spec(wire), source=source, tag=tag)
-
-    def finish(statuses: list[Any]) -> None:
-        _check_received(statuses[0], wire, a)
-        if copied:
-            _store(a, flat)
-
-    def sender(statuses: list[Any]) -> int:
-        return group._ranks[statuses[0].Get_source()]
-
-    return Work([request], finish, [tensor], source=sender)
-
-
-class P2POp:
-    """One send or receive for ``batch_isend_irecv``: ``op`` is ``dist.isend`` or
-    ``dist.irecv``, ``peer`` the other rank. Example::
-
-        ops = [dist.P2POp(dist.isend, t, 1), dist.P2POp(dist.irecv, r, 1)]
-        for work in dist.batch_isend_irecv(ops):
-            work.wait()
-    """
-
-    def __init__(
-        self,
-        op: Callable[..., Any],
-        tensor: Tensor,
-        peer: int | None = None,
-        group: ProcessGroup | None = None,
-        tag: int = 0,
-        group_peer: int | None = None,
-    ) -> None:
-        if op not in (isend, irecv):
-            raise ValueError(
-                "Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` "
-                "or ``torch.distributed.irecv``."
-            )
-        _check_single_tensor(tensor, "tensor")
-        self.op = op
-        self.tensor = tensor
-        self.peer = peer
-        self.group = group
-        self.tag = tag
-        self.group_peer = group_peer
-
-
-def batch_isend_irecv(p2p_op_list: list[P2POp]) -> list[Work]:
-    """Start every send and receive of ``p2p_op_list``; return their ``Work``s."""
-    if not isinstance(p2p_op_list, list) or not all(isinstance(p, P2POp) for p in p2p_op_list):
-        raise ValueError(
-            "Invalid ``p2p_op_list``. Each op is expected to to be of type "
-            "``torch.distributed.P2POp``."
-        )
-    works = []
-    for p in p2p_op_list:
-        work = p.op(p.tensor, p.peer, p.group, p.tag, p.group_peer)
-        if work is not None:
-            works.append(work)
-    return works

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from hookgrad.distributed import transport
-from hookgrad.distributed.collectives import _peer, _root
+from hookgrad.distributed.collective_args import _root
+from hookgrad.distributed.point_to_point import _peer
 from hookgrad.distributed.process_group import ProcessGroup, not_member, resolve
 
 __all__ = [
