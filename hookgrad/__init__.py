@@ -184,14 +184,12 @@ from hookgrad.storage import StorageBase
 from hookgrad.tensor import random
 from hookgrad.tensor.creation import (
     as_tensor,
-    asarray,
     empty,
     empty_like,
     empty_permuted,
     empty_strided,
     eye,
     from_numpy,
-    frombuffer,
     full,
     full_like,
     is_complex,
@@ -290,6 +288,7 @@ from hookgrad.tensor.ranges import (
     tril_indices,
     triu_indices,
 )
+from hookgrad.tensor.sharing import asarray, frombuffer
 from hookgrad.tensor.size import Size
 from hookgrad.tensor.tensor import Tensor
 from hookgrad.tensor.window_functions import (
