@@ -19,7 +19,7 @@ from hookgrad.tensor.backward import tensor_backward
 from hookgrad.tensor.device import DeviceMethods
 from hookgrad.tensor.functions import generated
 from hookgrad.tensor.functions.activation import ActivationMethods
-from hookgrad.tensor.functions.arithmetic import ArithmeticMethods
+from hookgrad.tensor.functions.arithmetic_methods import ArithmeticMethods
 from hookgrad.tensor.functions.comparison import ComparisonMethods
 from hookgrad.tensor.functions.conversion import ConversionMethods
 from hookgrad.tensor.functions.differences import DifferenceMethods
