@@ -21,6 +21,7 @@ import numpy as np
 from hookgrad.grad_mode import enable_grad
 from hookgrad.hooks import HookDict, RemovableHandle, add_hook
 from hookgrad.tensor import Tensor, dtypes
+from hookgrad.toplevel import typename
 
 __all__ = [
     "Optimizer",
@@ -43,12 +44,6 @@ class _Required:
 
 
 required = _Required()
-
-
-def _typename(value: Any) -> str:
-    if isinstance(value, Tensor):
-        return value.type()
-    return type(value).__name__
 
 
 def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
@@ -118,7 +113,7 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
-                f"dicts, but got {_typename(params)}"
+                f"dicts, but got {typename(params)}"
             )
         param_groups = list(params)
         if len(param_groups) == 0:
@@ -187,7 +182,7 @@ class Optimizer:
             if not isinstance(param, Tensor):
                 raise TypeError(
                     "optimizer can only optimize Tensors, but one of the params is "
-                    + _typename(param)
+                    + typename(param)
                 )
             if not self.defaults.get("differentiable", None) and not (
                 param.is_leaf or param.retains_grad

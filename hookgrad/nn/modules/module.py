@@ -27,6 +27,7 @@ from hookgrad.nn.modules.global_hooks import (
 from hookgrad.nn.parameter import Parameter, is_buffer
 from hookgrad.tensor import Tensor, dtypes
 from hookgrad.tensor.device import check_device, device
+from hookgrad.toplevel import typename
 
 __all__ = [
     "Module",
@@ -60,17 +61,6 @@ _HOOK_DICTS = {
     "_backward_hooks": "module_backward",
     "_parameter_grad_hooks": "param_grad",
 }
-
-
-def _typename(value: Any) -> str:
-    """torch's ``typename``: ``torch.FloatTensor`` for tensors, else the qualified name."""
-    if isinstance(value, Tensor):
-        return value.type()
-    cls = type(value)
-    module = cls.__module__
-    if module in (None, "builtins"):
-        return cls.__qualname__
-    return f"{module}.{cls.__qualname__}"
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -166,7 +156,7 @@ class Module:
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                    f"cannot assign '{typename(value)}' as parameter '{name}' "
                     "(torch.nn.Parameter or None expected)"
                 )
             self.register_parameter(name, value)
@@ -179,7 +169,7 @@ class Module:
         elif name in self.__dict__.get("_modules", ()):
             if value is not None:
                 raise TypeError(
-                    f"cannot assign '{_typename(value)}' as child module '{name}' "
+                    f"cannot assign '{typename(value)}' as child module '{name}' "
                     "(torch.nn.Module or None expected)"
                 )
             self._modules[name] = value
@@ -191,7 +181,7 @@ class Module:
     def _assign_buffer(self, name: str, value: Any) -> None:
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(
-                f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                f"cannot assign '{typename(value)}' as buffer '{name}' "
                 "(torch.nn.Buffer, torch.Tensor or None expected)"
             )
         if is_buffer(value):
@@ -242,7 +232,7 @@ class Module:
         if store not in self.__dict__:
             raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+            raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
         if "." in name:
             raise KeyError(f'{kind} name can\'t contain "."')
         if name == "":
@@ -258,7 +248,7 @@ class Module:
         self._check_new_name("parameter", name, "_parameters")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
-                f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                f"cannot assign '{typename(param)}' object to parameter '{name}' "
                 "(torch.nn.Parameter or None required)"
             )
         if param is not None and param.grad_fn is not None:
@@ -278,7 +268,7 @@ class Module:
         self._check_new_name("buffer", name, "_buffers")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
-                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                 "(torch Tensor or None required)"
             )
         self._buffers[name] = tensor
@@ -293,9 +283,9 @@ class Module:
         Example: ``model.add_module("head", nn.Linear(4, 2))``.
         """
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
-            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
@@ -566,8 +556,8 @@ class Module:
             if value.shape != current.shape:
                 errors.append(
                     f"size mismatch for {key}: copying a param with shape "
-                    f"{_size_repr(value)} from checkpoint, the shape in current model is "
-                    f"{_size_repr(current)}."
+                    f"{value.shape!r} from checkpoint, the shape in current model is "
+                    f"{current.shape!r}."
                 )
                 continue
             if assign:
@@ -806,7 +796,3 @@ class Module:
         handle = RemovableHandle(self._parameter_grad_hooks)
         self._parameter_grad_hooks[handle.id] = (hook, recurse)
         return handle
-
-
-def _size_repr(tensor: Tensor) -> str:
-    return repr(tensor.shape)
