@@ -15,7 +15,7 @@ random numbers bit for bit needs the same roundings, so this module provides:
 
 Example::
 
-    fma32_normal(np.float32([0.1]), np.float32([3.0]), np.float32([1.0]))
+    avx_log(np.float32([0.5, 2.0]))    # float32 log as torch's AVX2 Box-Muller computes it
 """
 
 from __future__ import annotations

@@ -29,12 +29,11 @@ _pool: dict[int, ThreadPoolExecutor] = {}
 
 
 def _executor(threads: int) -> ThreadPoolExecutor:
+    """The pool of ``threads`` threads (one per thread count ever set: a pool another
+    thread may be using is never shut down under it)."""
     with _lock:
         pool = _pool.get(threads)
         if pool is None:
-            for old in _pool.values():
-                old.shutdown(wait=False)
-            _pool.clear()
             pool = _pool[threads] = ThreadPoolExecutor(threads, "hookgrad-intra-op")
         return pool
 
